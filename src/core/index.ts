@@ -1,0 +1,5 @@
+export * from './model/positions';
+export * from './model/finding';
+export * from './model/task';
+export * from './agents/agent';
+export * from './report/findingJson';

@@ -1,0 +1,108 @@
+import type { Finding } from './finding';
+import type { Range } from './positions';
+
+export type TaskFormat = 'tb1' | 'harbor';
+export type Difficulty = 'easy' | 'medium' | 'hard' | 'unknown';
+
+/** Where a configuration value was read: file relative to the task folder, and its exact text range. */
+export interface FieldSource {
+  readonly file: string;
+  readonly range: Range;
+}
+
+export interface TaskTimeouts {
+  readonly agentSec: number;
+  readonly verifierSec: number;
+  readonly buildSec: number;
+}
+
+export interface TaskMetadata {
+  readonly authorName?: string;
+  readonly authorEmail?: string;
+  readonly difficulty: Difficulty;
+  readonly category: string;
+  readonly tags: readonly string[];
+  readonly estimatedDurationSec?: number;
+  readonly expertTimeEstimateMin?: number;
+  readonly juniorTimeEstimateMin?: number;
+}
+
+export interface TaskEnvironment {
+  /** Dockerfile relative to the task folder, when one exists or is configured. */
+  readonly dockerfile?: string;
+  /** Build context folder relative to the task folder ('.' for TB1, 'environment' for Harbor). */
+  readonly contextDir: string;
+  readonly composeFile?: string;
+  readonly dockerImage?: string;
+  readonly cpus?: number;
+  readonly memoryMb?: number;
+  readonly storageMb?: number;
+  readonly gpus?: number;
+  readonly env: Readonly<Record<string, string>>;
+  readonly workdir?: string;
+  /** 'none' unless the task asks for network (Harbor network_mode / allow_internet). */
+  readonly networkMode?: string;
+}
+
+export interface TaskVerifier {
+  /** The script the harness runs: `run-tests.sh` (TB1) or `tests/test.sh` (Harbor). */
+  readonly entry: string;
+  readonly testsDir: string;
+  readonly env: Readonly<Record<string, string>>;
+  readonly user?: string;
+  /** TB1 `parser_name` (default pytest); Harbor verifiers write their own reward. */
+  readonly parserName?: string;
+  readonly runTestsInSameShell?: boolean;
+}
+
+export interface TaskAgentConfig {
+  readonly user?: string;
+  readonly networkMode?: string;
+}
+
+export type SolutionKind = 'script' | 'yaml';
+
+export interface TaskSolution {
+  /** `solution.sh` / `solution.yaml` (TB1) or `solution/solve.sh` (Harbor); absent when none exists. */
+  readonly file?: string;
+  readonly kind: SolutionKind;
+  /** For TB1 `solution.yaml`: the commands in order. */
+  readonly commands?: readonly SolutionCommand[];
+}
+
+export interface SolutionCommand {
+  readonly command: string;
+  readonly minTimeoutSec?: number;
+  readonly block?: boolean;
+  readonly append_enter?: boolean;
+}
+
+/**
+ * One task, in either public format, loaded as far as its files allow. A malformed task still loads:
+ * what could not be read becomes a `problem` (class `invalidity`) with the parser's position.
+ */
+export interface Task {
+  /** Folder name (TB1 and Harbor both identify tasks by folder). */
+  readonly id: string;
+  /** Absolute path of the task folder. */
+  readonly dir: string;
+  readonly format: TaskFormat;
+  /** `task.yaml` or `task.toml`. */
+  readonly configFile: string;
+  /** File holding the instruction: `task.yaml` (TB1) or `instruction.md` (Harbor). */
+  readonly instructionFile: string;
+  readonly instruction?: string;
+  readonly metadata: TaskMetadata;
+  readonly timeouts: TaskTimeouts;
+  readonly environment: TaskEnvironment;
+  readonly verifier: TaskVerifier;
+  readonly agent: TaskAgentConfig;
+  readonly solution: TaskSolution;
+  /** Harbor `schema_version` (or `version`) when given. */
+  readonly schemaVersion?: string;
+  /** Source position of every configuration field read, keyed by its dotted path (e.g. `verifier.timeout_sec`). */
+  readonly fields: Readonly<Record<string, FieldSource>>;
+  /** Every file in the task folder, relative, POSIX separators, sorted. */
+  readonly files: readonly string[];
+  readonly problems: readonly Finding[];
+}
