@@ -1,0 +1,65 @@
+/**
+ * The results store's record of one finished trial (one line of `.taskwright/runs/<run>/trials.jsonl`).
+ * Every trial ends as exactly one outcome; `infra-error` is the harness's fault and never counts as
+ * the agent's failure.
+ */
+export type TrialOutcome =
+  | 'passed'
+  | 'failed'
+  | 'agent-timeout'
+  | 'verifier-timeout'
+  | 'verifier-error'
+  | 'infra-error'
+  | 'cancelled';
+
+export const TRIAL_OUTCOMES: readonly TrialOutcome[] = [
+  'passed', 'failed', 'agent-timeout', 'verifier-timeout', 'verifier-error', 'infra-error', 'cancelled',
+];
+
+export type InfraKind =
+  | 'build-failed'
+  | 'engine-unreachable'
+  | 'image-missing'
+  | 'container-start'
+  | 'copy-failed'
+  | 'exec-failed'
+  | 'harness-timeout'
+  | 'possibly-infra'
+  | 'other';
+
+export interface TrialDurations {
+  /** Seconds; null when the phase did not run. */
+  readonly build: number | null;
+  readonly agent: number | null;
+  readonly verifier: number | null;
+}
+
+export interface TrialRecord {
+  /** Unique id of the trial within its run. */
+  readonly trial: string;
+  /** Task path (as given to the run, or relative to the workspace). */
+  readonly task: string;
+  /** Task id (folder name). */
+  readonly taskId?: string;
+  readonly agent: string;
+  readonly model?: string;
+  readonly checkpoint?: string;
+  /** 1-based attempt number of this task in the run (infra retries keep the same attempt number). */
+  readonly attempt: number;
+  /** Which try of this attempt (1 + number of infra retries before it). */
+  readonly try?: number;
+  readonly outcome: TrialOutcome;
+  /** Reward in [0,1] when the verifier produced one, else null. */
+  readonly reward: number | null;
+  readonly startedAt: string;
+  readonly durations: TrialDurations;
+  readonly infra?: { readonly kind: InfraKind; readonly message: string };
+  /** Folder of this trial's logs, relative to the run folder. */
+  readonly logs: string;
+  /** TB1: tests that were skipped or xfailed yet counted as passed by TB1's parser. */
+  readonly countedSkips?: number;
+  readonly error?: string;
+  readonly usage?: { readonly input: number; readonly output: number; readonly cacheRead?: number; readonly cacheWrite?: number };
+  readonly costUsd?: number;
+  readonly steps?: number;
+}
