@@ -21,6 +21,12 @@ export interface TaskBandRow {
   /** Wilson interval of the success rate. */
   readonly interval?: readonly [number, number];
   readonly band: Band;
+  /** Infra errors that may have been the agent's (TB1 `unknown_agent_error`): left out of attempts, shown apart. */
+  readonly possiblyInfra?: number;
+  /** Attempts still running or still to be retried: pass@k waits until every attempt of the task is in. */
+  readonly pending?: boolean;
+  /** Why the task is broken (from validation), when it is. */
+  readonly brokenReason?: string;
 }
 
 export interface ModelBandReport {
@@ -31,6 +37,12 @@ export interface ModelBandReport {
   readonly counts: Readonly<Record<Band, number>>;
   readonly infraErrors: number;
   readonly tasks: readonly TaskBandRow[];
+  /** Agent spec the trials were run with (`anthropic:…`, `harbor:terminus-2`, …). */
+  readonly agent?: string;
+  /** Where the trials came from: run folders, Harbor job folders, TB1 run folders. */
+  readonly sources?: readonly string[];
+  /** Share of in-band tasks among the tasks that have a band from rollouts (too-easy, in-band, too-hard). */
+  readonly inBandShare?: number | null;
 }
 
 /** `taskwright band --format json` and the band panel's data. */
@@ -39,4 +51,33 @@ export interface BandReport {
   readonly k: number;
   readonly thresholds?: BandThresholds;
   readonly models: readonly ModelBandReport[];
+  /** Per model with more than one checkpoint: mean pass@k per checkpoint and the saturation flag. */
+  readonly series?: readonly CheckpointSeries[];
+}
+
+/** Mean pass@k of one model at successive checkpoints (training steps), in checkpoint order. */
+export interface CheckpointPoint {
+  readonly checkpoint: string;
+  readonly meanPassAtK: number | null;
+  readonly interval: readonly [number, number] | null;
+  readonly inBandShare: number | null;
+  readonly counts: Readonly<Record<Band, number>>;
+}
+
+export interface SaturationRule {
+  /** Saturated when mean pass@k is above this … */
+  readonly meanAbove: number;
+  /** … or the in-band share is below this … */
+  readonly inBandBelow: number;
+  /** … at each of the last `window` checkpoints. */
+  readonly window: number;
+}
+
+export interface CheckpointSeries {
+  readonly model: string;
+  readonly points: readonly CheckpointPoint[];
+  readonly saturated: boolean;
+  /** Human-readable reason when saturated. */
+  readonly reason?: string;
+  readonly rule: SaturationRule;
 }

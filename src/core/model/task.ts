@@ -8,6 +8,8 @@ export type Difficulty = 'easy' | 'medium' | 'hard' | 'unknown';
 export interface FieldSource {
   readonly file: string;
   readonly range: Range;
+  /** The key as written (e.g. to rename a legacy key); absent for list items and whole files. */
+  readonly keyRange?: Range;
 }
 
 export interface TaskTimeouts {

@@ -1,0 +1,8 @@
+#!/bin/bash
+
+if [ "$PWD" = "/" ]; then
+    echo "Error: No working directory set. Please set a WORKDIR in your Dockerfile before running this script."
+    exit 1
+fi
+
+pytest $TEST_DIR/test_outputs.py -rA || true

@@ -1,0 +1,153 @@
+#!/usr/bin/env bash
+# Build, without any container registry, the local base images that Taskwright's examples and tests use.
+#
+#   debian:bookworm-slim        Debian 12 minbase + python3 (3.11), pytest, pip, venv, bash, coreutils,
+#                               procps, tmux, ca-certificates (built with mmdebstrap from Debian's apt mirror)
+#   python:3.11-slim            the same image: Debian's python3 is 3.11, so this tag is honest about the
+#   python:3.11-slim-bookworm   interpreter (no python:3.12-* tag is made: it would not be 3.12)
+#   busybox:latest, busybox:1.36   Debian's busybox-static with its applet links
+#
+# THESE TAGS ARE LOCAL STAND-INS, NOT THE REAL IMAGES from Docker Hub: they exist so task Dockerfiles that
+# say `FROM debian:bookworm-slim` build offline. Every image carries the label taskwright=base.
+#
+# Idempotent: an image whose tag already exists is skipped. The expensive Debian build is cached as a
+# `docker save | gzip -1` tarball, so a second run on a fresh daemon only runs `docker load`.
+#
+# Environment:
+#   TASKWRIGHT_CACHE          cache root (default ~/.cache/taskwright); tarballs go in $TASKWRIGHT_CACHE/images
+#   TASKWRIGHT_DEBIAN_MIRROR  Debian mirror (default http://deb.debian.org/debian)
+#   TASKWRIGHT_REBUILD=1      rebuild even if the tags exist and the cache is warm
+set -euo pipefail
+
+cache_dir="${TASKWRIGHT_CACHE:-$HOME/.cache/taskwright}/images"
+mirror="${TASKWRIGHT_DEBIAN_MIRROR:-http://deb.debian.org/debian}"
+security_mirror="${TASKWRIGHT_DEBIAN_SECURITY_MIRROR:-http://deb.debian.org/debian-security}"
+rebuild="${TASKWRIGHT_REBUILD:-0}"
+
+debian_packages="python3,python3-pytest,python3-pip,python3-venv,python-is-python3,bash,coreutils,procps,tmux,ca-certificates"
+debian_tags=(debian:bookworm-slim python:3.11-slim python:3.11-slim-bookworm)
+busybox_tags=(busybox:latest busybox:1.36)
+# Bump when the recipe changes so an old cached tarball is not reused.
+recipe_version=1
+
+say() { printf 'base-images: %s\n' "$*"; }
+fail() { printf 'base-images: error: %s\n' "$*" >&2; exit 1; }
+
+docker version >/dev/null 2>&1 || fail "no Docker daemon answers; run scripts/docker-engine.sh first."
+
+has_image() { docker image inspect "$1" >/dev/null 2>&1; }
+all_present() { local t; for t in "$@"; do has_image "$t" || return 1; done; }
+
+# Tags other than the first point at the first one's image.
+tag_rest() {
+  local first="$1"; shift
+  local t
+  for t in "$@"; do docker tag "$first" "$t"; done
+}
+
+ensure_apt_tools() {
+  local missing=() pkg
+  for pkg in "$@"; do
+    dpkg -s "$pkg" >/dev/null 2>&1 || missing+=("$pkg")
+  done
+  [ "${#missing[@]}" -eq 0 ] && return 0
+  [ "$(id -u)" -eq 0 ] || fail "needs ${missing[*]} (apt-get install) and that needs root."
+  say "installing ${missing[*]} (apt-get) ..."
+  apt-get update -qq >/dev/null
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+}
+
+work_dir="$(mktemp -d "${TMPDIR:-/tmp}/taskwright-base-images.XXXXXX")"
+trap 'rm -rf "$work_dir"' EXIT
+
+build_busybox() {
+  if [ "$rebuild" != 1 ] && all_present "${busybox_tags[@]}"; then
+    say "busybox: ${busybox_tags[*]} exist, skipped."
+    return 0
+  fi
+  ensure_apt_tools busybox-static
+  local root="$work_dir/busybox" applet
+  mkdir -p "$root/bin" "$root/tmp" "$root/etc" "$root/root"
+  chmod 1777 "$root/tmp"
+  cp /bin/busybox "$root/bin/busybox"
+  printf 'root:x:0:0:root:/root:/bin/sh\nnobody:x:65534:65534:nobody:/nonexistent:/bin/false\n' >"$root/etc/passwd"
+  printf 'root:x:0:\nnogroup:x:65534:\n' >"$root/etc/group"
+  while read -r applet; do
+    [ -n "$applet" ] || continue
+    mkdir -p "$root/$(dirname "$applet")"
+    [ -e "$root/$applet" ] || ln -s /bin/busybox "$root/$applet"
+  done < <("$root/bin/busybox" --list-full)
+  tar -C "$root" -c . | docker import \
+    --change 'CMD ["/bin/sh"]' \
+    --change 'ENV PATH=/usr/sbin:/usr/bin:/sbin:/bin' \
+    --change 'LABEL taskwright=base' \
+    --change 'LABEL taskwright.stand-in=busybox' \
+    - "${busybox_tags[0]}" >/dev/null
+  tag_rest "${busybox_tags[@]}"
+  say "busybox: built ${busybox_tags[*]} from Debian's busybox-static."
+}
+
+build_debian() {
+  if [ "$rebuild" != 1 ] && all_present "${debian_tags[@]}"; then
+    say "debian: ${debian_tags[*]} exist, skipped."
+    return 0
+  fi
+  local key tarball
+  key="$(printf '%s|%s|%s' "$recipe_version" "$debian_packages" "$(uname -m)" | sha256sum | cut -c1-12)"
+  tarball="$cache_dir/debian-bookworm-slim-$key.tar.gz"
+
+  if [ "$rebuild" != 1 ] && [ -s "$tarball" ]; then
+    say "debian: loading cached $tarball ..."
+    if gzip -dc "$tarball" | docker load >/dev/null; then
+      tag_rest "${debian_tags[@]}"
+      say "debian: loaded ${debian_tags[*]} from the cache."
+      return 0
+    fi
+    say "debian: the cached tarball did not load; rebuilding it."
+    rm -f "$tarball"
+  fi
+
+  ensure_apt_tools mmdebstrap
+  local hook=/usr/share/mmdebstrap/hooks/merged-usr
+  [ -d "$hook" ] || fail "mmdebstrap's merged-usr hook is missing at $hook."
+  local root="$work_dir/debian"
+  say "debian: mmdebstrap bookworm (minbase + $debian_packages) ..."
+  mmdebstrap --quiet --variant=minbase --mode=root \
+    --include="$debian_packages" \
+    --hook-dir="$hook" \
+    --customize-hook='rm -rf "$1"/var/lib/apt/lists/* "$1"/var/cache/apt/*.bin "$1"/var/cache/apt/archives/*.deb' \
+    --customize-hook='rm -rf "$1"/usr/share/doc/* "$1"/usr/share/man/* "$1"/usr/share/info/* "$1"/var/log/apt/* "$1"/var/log/dpkg.log' \
+    bookworm "$root" \
+    "deb $mirror bookworm main" \
+    "deb $mirror bookworm-updates main" \
+    "deb $security_mirror bookworm-security main" \
+    </dev/null >"$work_dir/mmdebstrap.log" 2>&1 \
+    || fail "mmdebstrap failed (is Debian's apt mirror $mirror reachable?). Last lines of its output:
+$(tail -n 25 "$work_dir/mmdebstrap.log")"
+  # __pycache__ is kept on purpose: without it `import pytest` is several times slower in every trial.
+
+  say "debian: docker import ..."
+  tar -C "$root" -c . | docker import \
+    --change 'CMD ["/bin/bash"]' \
+    --change 'ENV PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin' \
+    --change 'ENV LANG=C.UTF-8' \
+    --change 'LABEL taskwright=base' \
+    --change 'LABEL taskwright.stand-in=debian:bookworm-slim+python3+pytest' \
+    - "${debian_tags[0]}" >/dev/null
+  tag_rest "${debian_tags[@]}"
+  rm -rf "$root"
+
+  mkdir -p "$cache_dir"
+  say "debian: caching to $tarball ..."
+  docker save "${debian_tags[@]}" | gzip -1 >"$tarball.partial"
+  mv "$tarball.partial" "$tarball"
+  say "debian: built ${debian_tags[*]}."
+}
+
+build_busybox
+build_debian
+
+say "NOTE: these tags are LOCAL STAND-INS built from Debian packages, not the real Docker Hub images:"
+for t in "${debian_tags[@]}" "${busybox_tags[@]}"; do
+  say "  $t  ($(docker image inspect --format '{{.Id}}' "$t" | cut -c8-19), $(( $(docker image inspect --format '{{.Size}}' "$t") / 1000000 )) MB)"
+done

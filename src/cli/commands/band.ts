@@ -1,0 +1,85 @@
+import path from 'node:path';
+import { checkpointSeries, DEFAULT_SATURATION } from '../../core/band/checkpoints';
+import { DEFAULT_BAND_THRESHOLDS, DEFAULT_K, parseThresholds } from '../../core/band/classify';
+import { renderBandCsv, renderBandText } from '../../core/band/format';
+import { tallyRecords } from '../../core/band/fromRecords';
+import { bandReport } from '../../core/band/report';
+import { loadResults } from '../../core/band/sources';
+import type { BandReport } from '../../core/band/types';
+import { defaultResultsDir } from '../../core/results/store';
+import { boolOpt, choiceOpt, intOpt, stringOpt, UsageError, type CliCommand, type CliIo, type ParsedArgs } from '../command';
+
+const FORMATS = ['text', 'json', 'csv'] as const;
+
+/**
+ * Hook for the band panel's static HTML export (`--html FILE`), set by the webview area when it
+ * exists: it receives the finished report and writes the file. Until then `--html` says it is missing.
+ */
+export let renderBandHtml: ((report: BandReport, file: string) => Promise<void>) | undefined;
+export function setBandHtmlRenderer(fn: (report: BandReport, file: string) => Promise<void>): void {
+  renderBandHtml = fn;
+}
+
+/** Builds the report for `taskwright band` (also used by the editor's import). */
+export function computeBand(paths: readonly string[], opts: { k: number; thresholds: typeof DEFAULT_BAND_THRESHOLDS; model?: string; checkpoint?: string }): { report: BandReport; warnings: string[] } {
+  const loaded = loadResults(paths);
+  const models = tallyRecords(loaded.sets, { ...(opts.model ? { model: opts.model } : {}), ...(opts.checkpoint ? { checkpoint: opts.checkpoint } : {}) });
+  const base = bandReport(models, { k: opts.k, thresholds: opts.thresholds, broken: loaded.broken });
+  const series = checkpointSeries(base.models, DEFAULT_SATURATION).filter((s) => s.points.length > 1);
+  const report: BandReport = series.length ? { ...base, series } : base;
+  const warnings = [...loaded.warnings];
+  if (loaded.sets.length === 0) warnings.push('no rollout trials found in the given paths');
+  return { report, warnings };
+}
+
+export const bandCommand: CliCommand = {
+  name: 'band',
+  summary: 'pass@k and the solvability band per task and model, from runs, Harbor jobs or TB1 runs',
+  usage: [
+    'taskwright band [RESULTS...] [--k 2] [--band LOW,HIGH] [--model M] [--checkpoint L] [--format text|json|csv] [--html FILE]',
+    '',
+    '  RESULTS          run folders (.taskwright/runs/<id>), a results folder or workspace, Harbor job',
+    '                   folders (jobs/<job>) or TB1 run folders (runs/<id>); default .taskwright/runs',
+    '  --k K            pass@K (default 2); tasks with fewer valid attempts are "insufficient"',
+    '  --band LOW,HIGH  thresholds on the success rate (default 0,1: no success = too hard,',
+    '                   every attempt succeeded = too easy)',
+    '  --model M        only this model (or agent spec)',
+    '  --checkpoint L   only this checkpoint label',
+    '  --format F       text (default), json (versioned BandReport) or csv (one row per task)',
+    '  --html FILE      write the band panel as a standalone HTML file',
+    '',
+    'Infra errors are never attempts: they are counted apart. Validate runs found among RESULTS mark',
+    'their failing tasks as broken. Exit status: 0, or 2 on usage errors.',
+  ].join('\n'),
+  options: {
+    k: { type: 'string' }, band: { type: 'string' }, model: { type: 'string' }, checkpoint: { type: 'string' },
+    format: { type: 'string' }, html: { type: 'string' }, 'no-tasks': { type: 'boolean' },
+  },
+  async run(args: ParsedArgs, io: CliIo): Promise<number> {
+    const k = intOpt(args, 'k', DEFAULT_K);
+    const format = choiceOpt(args, 'format', FORMATS, 'text');
+    let thresholds = DEFAULT_BAND_THRESHOLDS;
+    const bandText = stringOpt(args, 'band');
+    if (bandText !== undefined) {
+      try {
+        thresholds = parseThresholds(bandText);
+      } catch (e) {
+        throw new UsageError(e instanceof Error ? e.message : String(e));
+      }
+    }
+    const paths = args.positionals.length ? args.positionals.map((p) => path.resolve(io.cwd, p)) : [defaultResultsDir(io.cwd)];
+    const model = stringOpt(args, 'model');
+    const checkpoint = stringOpt(args, 'checkpoint');
+    const { report, warnings } = computeBand(paths, { k, thresholds, ...(model ? { model } : {}), ...(checkpoint ? { checkpoint } : {}) });
+    for (const w of warnings) io.err(`taskwright band: ${w}`);
+    const html = stringOpt(args, 'html');
+    if (html !== undefined) {
+      if (!renderBandHtml) throw new UsageError('--html is not available in this build');
+      await renderBandHtml(report, path.resolve(io.cwd, html));
+    }
+    if (format === 'json') io.out(JSON.stringify(report, null, 2));
+    else if (format === 'csv') io.out(renderBandCsv(report));
+    else io.out(renderBandText(report, { tasks: !boolOpt(args, 'no-tasks') }));
+    return 0;
+  },
+};

@@ -1,0 +1,140 @@
+import { promises as fs } from 'node:fs';
+import path from 'node:path';
+import { loadTasks } from '../../core/discovery/index';
+import { findingToJson, type FindingJson } from '../../core/report/findingJson';
+import { defaultResultsDir, newRunId, RunStore } from '../../core/results/store';
+import { DockerodeRuntime } from '../../core/sandbox/dockerRuntime';
+import { reapOrphans } from '../../core/sandbox/reaper';
+import { InfraError } from '../../core/sandbox/runtime';
+import type { CheckResult, TaskValidation, ValidationVerdict } from '../../core/validate/types';
+import { validateTasks, type ValidateTarget } from '../../core/validate/validate';
+import { boolOpt, choiceOpt, intOpt, stringOpt, UsageError, type CliCommand, type CliIo, type ParsedArgs } from '../command';
+
+/** `taskwright validate --format json`. */
+export interface ValidateJson {
+  readonly version: 1;
+  readonly results: string;
+  readonly tasks: readonly {
+    readonly path: string;
+    readonly id: string;
+    readonly verdict: ValidationVerdict;
+    readonly checks: readonly CheckResult[];
+    readonly findings: readonly FindingJson[];
+  }[];
+}
+
+/** Tasks under the given paths, each labelled with its path as given (or relative to the cwd). */
+export async function resolveTargets(given: readonly string[], io: CliIo): Promise<ValidateTarget[]> {
+  const roots: string[] = [];
+  for (const p of given) {
+    const abs = path.resolve(io.cwd, p);
+    try {
+      await fs.stat(abs);
+    } catch {
+      throw new UsageError(`no such file or folder: ${p}`);
+    }
+    roots.push(abs);
+  }
+  const tasks = await loadTasks(roots, { signal: io.signal });
+  if (!tasks.length) throw new UsageError(`no tasks (task.yaml or task.toml) under ${given.join(', ')}`);
+  return tasks.map((task) => ({ task, path: path.relative(io.cwd, task.dir) || '.' }));
+}
+
+export function resultsDirOf(args: ParsedArgs, io: CliIo): string {
+  const d = stringOpt(args, 'results');
+  return d ? path.resolve(io.cwd, d) : defaultResultsDir(io.cwd);
+}
+
+/** Checks the engine and reaps orphans of killed runs; prints a clear message when the engine is missing. */
+export async function prepareEngine(runtime: DockerodeRuntime, io: CliIo): Promise<boolean> {
+  try {
+    await runtime.ping(io.signal);
+    const r = await reapOrphans(runtime);
+    if (r.removed.length) io.err(`taskwright: removed ${r.removed.length} container(s) left by a killed run`);
+    return true;
+  } catch (e) {
+    io.err(`taskwright: ${e instanceof InfraError ? e.message : String(e)}`);
+    return false;
+  }
+}
+
+const MARK: Readonly<Record<CheckResult['status'], string>> = { pass: 'ok  ', fail: 'FAIL', error: 'ERR ', skipped: 'skip' };
+
+export function formatValidation(v: TaskValidation): string {
+  const lines = [`${v.verdict.toUpperCase().padEnd(11)} ${v.id}  (${v.path})`];
+  for (const c of v.checks) lines.push(`  ${MARK[c.status]} ${c.name.padEnd(16)} ${c.detail}`);
+  for (const f of v.findings) {
+    const at = f.file ? `${f.file}${f.range ? `:${f.range.start.line + 1}` : ''}` : v.path;
+    lines.push(`  ${f.severity}: [${f.rule}] ${at}: ${f.message}`);
+  }
+  return lines.join('\n');
+}
+
+export const validateCommand: CliCommand = {
+  name: 'validate',
+  summary: 'Validate tasks in Docker: the oracle must pass, doing nothing must fail, verdicts must agree',
+  usage: [
+    'taskwright validate PATH... [--runs N] [--concurrency C] [--format text|json] [--retries R] [--results DIR] [--no-probes] [--verbose]',
+    '',
+    '  PATH           a task folder, or a folder to search for tasks',
+    '  --runs N       nop and oracle trials per task, each in a fresh container (default 3)',
+    '  --concurrency  trials at once (default 2)',
+    '  --retries R    extra tries after an infrastructure error (default 2; never counted as failures)',
+    '  --results DIR  results store (default .taskwright/runs)',
+    '  --no-probes    skip the reward-isolation probes',
+    '  --verbose      stream build and trial output to stderr',
+    '',
+    'Checks: build, nop (reward 0), oracle (reward 1), agreement, reward-isolation, timeout-margin.',
+    'Exit status: 0 when every task is valid, 1 otherwise, 2 on usage errors, 130 when interrupted.',
+  ].join('\n'),
+  options: {
+    runs: { type: 'string' }, concurrency: { type: 'string' }, format: { type: 'string' }, retries: { type: 'string' },
+    results: { type: 'string' }, 'no-probes': { type: 'boolean' }, verbose: { type: 'boolean' },
+  },
+  async run(args: ParsedArgs, io: CliIo): Promise<number> {
+    if (!args.positionals.length) throw new UsageError('give at least one task folder or folder of tasks');
+    const runs = intOpt(args, 'runs', 3);
+    const concurrency = intOpt(args, 'concurrency', 2);
+    const retries = intOpt(args, 'retries', 2, 0);
+    const format = choiceOpt(args, 'format', ['text', 'json'] as const, 'text');
+    const verbose = boolOpt(args, 'verbose');
+    const targets = await resolveTargets(args.positionals, io);
+    const runtime = new DockerodeRuntime();
+    if (!(await prepareEngine(runtime, io))) return 1;
+    const store = RunStore.create(resultsDirOf(args, io), {
+      id: newRunId('validate'), kind: 'validate', tasks: targets.map((t) => t.path), attempts: runs, concurrency, retries,
+      startedAt: new Date().toISOString(), endpoint: runtime.endpoint, pid: process.pid,
+    });
+    io.err(`taskwright: validating ${targets.length} task(s), ${runs} run(s) each; results in ${path.relative(io.cwd, store.dir) || store.dir}`);
+    let lastProgress = '';
+    const results = await validateTasks(runtime, store, targets, {
+      runs, concurrency, retries, probes: !boolOpt(args, 'no-probes'), signal: io.signal,
+      onOutput: verbose ? (t) => io.err(t.replace(/\n$/, '')) : undefined,
+      onProgress: (msg, done, total) => {
+        const line = `[${done}/${total}] ${msg}`;
+        if (line !== lastProgress && format === 'text') io.err(line);
+        lastProgress = line;
+      },
+    });
+    const counts: Record<string, number> = {};
+    for (const r of results) counts[r.verdict] = (counts[r.verdict] ?? 0) + 1;
+    store.finish(counts);
+    if (io.signal.aborted) {
+      io.err('taskwright: interrupted; containers removed, finished trials kept in the results store');
+      return 130;
+    }
+    const rel = path.relative(io.cwd, store.dir) || store.dir;
+    if (format === 'json') {
+      const json: ValidateJson = {
+        version: 1,
+        results: rel,
+        tasks: results.map((r) => ({ path: r.path, id: r.id, verdict: r.verdict, checks: r.checks, findings: r.findings.map(findingToJson) })),
+      };
+      io.out(JSON.stringify(json, null, 2));
+    } else {
+      io.out(results.map(formatValidation).join('\n\n'));
+      io.out(`\n${Object.entries(counts).map(([k, v]) => `${v} ${k}`).join(', ')} — trials and logs in ${rel}`);
+    }
+    return results.every((r) => r.verdict === 'valid') ? 0 : 1;
+  },
+};

@@ -1,0 +1,166 @@
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import type { Task } from '../model/task';
+import { LineIndex, type Range } from '../model/positions';
+import { parseDockerfile, type ParsedDockerfile } from '../parse/dockerfile';
+import { analyseShell, type ShellScript } from '../parse/shell';
+import type { SyntaxTree } from '../parse/syntax';
+import { parseSync } from '../parse/treeSitter';
+
+/** Files bigger than this are not read as text (data blobs, models). */
+const MAX_TEXT_BYTES = 512 * 1024;
+const DATA_EXTENSIONS = /\.(json|ya?ml|toml)$/i;
+
+/**
+ * Everything a rule may look at for one task: file texts (the editor's unsaved buffers first), and
+ * their parses, made lazily and once. Rules are synchronous over this object.
+ */
+export class AuditContext {
+  private readonly lineCache = new Map<string, LineIndex>();
+  private readonly shellCache = new Map<string, ShellScript | undefined>();
+  private readonly pyCache = new Map<string, SyntaxTree | undefined>();
+  private dockerCache: ParsedDockerfile | null | undefined;
+
+  /** Verifier shell scripts: the entry script and every `.sh` in the tests folder. */
+  readonly verifierScripts: readonly string[];
+  /** Python files in the tests folder. */
+  readonly testPython: readonly string[];
+  /** The reference solution script (`solution/solve.sh`, `solution.sh`), when it is a script. */
+  readonly solutionScript?: string;
+  /** Build-context files, relative to the context folder. */
+  readonly contextFiles: ReadonlySet<string>;
+  readonly fileSet: ReadonlySet<string>;
+
+  private constructor(readonly task: Task, private readonly texts: ReadonlyMap<string, string>) {
+    const tests = trimSlash(task.verifier.testsDir || 'tests');
+    const scripts = new Set<string>();
+    if (task.files.includes(task.verifier.entry)) scripts.add(task.verifier.entry);
+    for (const f of task.files) if (f.startsWith(`${tests}/`) && f.endsWith('.sh')) scripts.add(f);
+    this.verifierScripts = [...scripts];
+    this.testPython = task.files.filter((f) => f.startsWith(`${tests}/`) && f.endsWith('.py'));
+    const sol = task.solution.file;
+    if (sol && task.solution.kind === 'script' && task.files.includes(sol)) this.solutionScript = sol;
+    const ctxDir = trimSlash(task.environment.contextDir || '.');
+    const prefix = ctxDir === '.' || ctxDir === '' ? '' : `${ctxDir}/`;
+    this.contextFiles = new Set(task.files.filter((f) => f.startsWith(prefix)).map((f) => f.slice(prefix.length)));
+    this.fileSet = new Set(task.files);
+  }
+
+  static async create(task: Task, overlay?: ReadonlyMap<string, string>, signal?: AbortSignal): Promise<AuditContext> {
+    const wanted = new Set<string>();
+    const add = (f: string | undefined): void => { if (f) wanted.add(f); };
+    add(task.configFile);
+    add(task.instructionFile);
+    add(task.environment.dockerfile);
+    add(task.environment.composeFile);
+    add(task.verifier.entry);
+    add(task.solution.file);
+    const tests = trimSlash(task.verifier.testsDir || 'tests');
+    for (const f of task.files) {
+      if (f.startsWith(`${tests}/`) || /\.(sh|py)$/.test(f) || DATA_EXTENSIONS.test(f)) wanted.add(f);
+    }
+    const texts = new Map<string, string>();
+    await Promise.all([...wanted].map(async (rel) => {
+      const abs = path.join(task.dir, rel);
+      const fromOverlay = overlay?.get(abs) ?? overlay?.get(rel);
+      if (fromOverlay !== undefined) { texts.set(rel, fromOverlay); return; }
+      if (!task.files.includes(rel)) return;
+      try {
+        const buf = await fs.readFile(abs, signal ? { signal } : {});
+        if (buf.length > MAX_TEXT_BYTES || buf.includes(0)) return;
+        texts.set(rel, buf.toString('utf8'));
+      } catch {
+        // Unreadable files are the loader's business (missing-* problems); rules see them as absent.
+      }
+    }));
+    return new AuditContext(task, texts);
+  }
+
+  text(rel: string | undefined): string | undefined {
+    return rel === undefined ? undefined : this.texts.get(rel);
+  }
+
+  /** Every file read as text. */
+  textFiles(): string[] {
+    return [...this.texts.keys()].sort();
+  }
+
+  lines(rel: string): LineIndex {
+    let li = this.lineCache.get(rel);
+    if (!li) {
+      li = new LineIndex(this.texts.get(rel) ?? '');
+      this.lineCache.set(rel, li);
+    }
+    return li;
+  }
+
+  range(rel: string, start: number, end: number): Range {
+    return this.lines(rel).rangeOf(start, end);
+  }
+
+  shell(rel: string | undefined): ShellScript | undefined {
+    if (rel === undefined) return undefined;
+    if (!this.shellCache.has(rel)) {
+      const t = this.texts.get(rel);
+      this.shellCache.set(rel, t === undefined ? undefined : analyseShell(parseSync('bash', t)));
+    }
+    return this.shellCache.get(rel);
+  }
+
+  python(rel: string): SyntaxTree | undefined {
+    if (!this.pyCache.has(rel)) {
+      const t = this.texts.get(rel);
+      this.pyCache.set(rel, t === undefined ? undefined : parseSync('python', t));
+    }
+    return this.pyCache.get(rel);
+  }
+
+  dockerfile(): ParsedDockerfile | undefined {
+    if (this.dockerCache === undefined) {
+      const t = this.text(this.task.environment.dockerfile);
+      this.dockerCache = t === undefined ? null : parseDockerfile(t);
+    }
+    return this.dockerCache ?? undefined;
+  }
+
+  /** The instruction text as the agent sees it. */
+  instruction(): string {
+    return this.task.instruction ?? '';
+  }
+
+  /** Where `needle` appears in the instruction's source file (first occurrence after the instruction field). */
+  instructionRange(needle: string): Range | undefined {
+    const file = this.task.instructionFile;
+    const t = this.text(file);
+    if (t === undefined) return undefined;
+    const from = this.task.fields['instruction'] ? this.lines(file).offsetAt(this.task.fields['instruction'].range.start) : 0;
+    let i = t.indexOf(needle, from);
+    if (i < 0) i = t.indexOf(needle);
+    return i < 0 ? undefined : this.range(file, i, i + needle.length);
+  }
+
+  /** The folder the agent works in: the Dockerfile's last WORKDIR, the configured workdir, or /app. */
+  workdir(): string {
+    const df = this.dockerfile();
+    const wd = df ? [...df.instructions].reverse().find((i) => i.keyword === 'WORKDIR')?.args[0]?.value : undefined;
+    return wd ?? this.task.environment.workdir ?? '/app';
+  }
+
+  /** Paths under which the agent (root in the container) plainly writes: its workdir, home and temp folders. */
+  isAgentWritable(p: string): boolean {
+    if (p.startsWith('/tests') || p.startsWith('/logs') || p.startsWith('/oracle') || p.startsWith('/solution')) return false;
+    const wd = this.workdir();
+    const roots = ['/app', '/workspace', '/home/', '/root', '/tmp', '/srv', '/data', '/mnt', '/code', '/project', wd];
+    return roots.some((r) => r !== '/' && (p === r || p.startsWith(r.endsWith('/') ? r : `${r}/`)));
+  }
+
+  /** Whether the text of any of the task's environment, solution or tests mentions `needle`. */
+  mentionedIn(files: readonly (string | undefined)[], needle: string): string | undefined {
+    for (const f of files) if (f && this.text(f)?.includes(needle)) return f;
+    return undefined;
+  }
+}
+
+function trimSlash(p: string): string {
+  return p.replace(/^\.\//, '').replace(/\/+$/, '');
+}

@@ -1,0 +1,85 @@
+import { loadAuditConfig } from '../config/auditConfig';
+import type { Finding, Severity } from '../model/finding';
+import type { Task } from '../model/task';
+import { ensureParsers } from '../parse/treeSitter';
+import { AuditContext } from './context';
+import { RULES, STATIC_RULES, ruleMeta } from './registry';
+import { docsPath, type RuleMeta } from './rule';
+import { isSuppressed, suppressions } from './suppress';
+
+export type { RuleMeta, RuleSource } from './rule';
+export { RULES, STATIC_RULES } from './registry';
+
+export interface AuditOptions {
+  /** Unsaved editor buffers: absolute path (or task-relative path) → text. */
+  readonly overlay?: ReadonlyMap<string, string>;
+  /** Settings from the caller (e.g. VS Code); taskwright.json / .taskwright.yaml files near the task win over these. */
+  readonly severityOverrides?: Readonly<Record<string, Severity | 'off'>>;
+  readonly signal?: AbortSignal;
+  /** Skip reading taskwright.json / .taskwright.yaml (the caller resolved overrides itself). */
+  readonly ignoreConfigFiles?: boolean;
+}
+
+export function ruleDocsPath(id: string): string {
+  return docsPath(id);
+}
+
+export { ruleMeta };
+
+function byPosition(a: Finding, b: Finding): number {
+  return (a.file ?? '').localeCompare(b.file ?? '')
+    || (a.range?.start.line ?? -1) - (b.range?.start.line ?? -1)
+    || (a.range?.start.character ?? -1) - (b.range?.start.character ?? -1)
+    || a.rule.localeCompare(b.rule);
+}
+
+/**
+ * Audits one loaded task: its loader problems plus every static rule, with severities from the
+ * rule table, the caller's overrides and the nearest config files, minus inline suppressions.
+ * Never throws on bad input: a rule that crashes is reported as an `audit-internal-error` info.
+ */
+export async function auditTask(task: Task, options: AuditOptions = {}): Promise<Finding[]> {
+  options.signal?.throwIfAborted();
+  await ensureParsers();
+  const [ctx, config] = await Promise.all([
+    AuditContext.create(task, options.overlay, options.signal),
+    options.ignoreConfigFiles ? Promise.resolve({ rules: {} }) : loadAuditConfig(task.dir, options.overlay).catch(() => ({ rules: {} })),
+  ]);
+  const overrides: Record<string, Severity | 'off'> = { ...(options.severityOverrides ?? {}), ...config.rules };
+  const raw: Finding[] = [...task.problems];
+  for (const rule of STATIC_RULES) {
+    if (overrides[rule.id] === 'off') continue;
+    options.signal?.throwIfAborted();
+    try {
+      for (const r of rule.check(ctx)) {
+        raw.push({
+          rule: rule.id, class: rule.class, severity: r.severity ?? rule.severity, message: r.message,
+          ...(r.file !== undefined ? { file: r.file } : {}), ...(r.range ? { range: r.range } : {}),
+          ...(r.related && r.related.length ? { related: r.related } : {}), ...(r.fix ? { fix: r.fix } : {}),
+        });
+      }
+    } catch (e) {
+      raw.push({ rule: 'audit-internal-error', class: 'infra', severity: 'info', message: `Rule ${rule.id} failed on task ${task.id}: ${e instanceof Error ? e.message : String(e)}` });
+    }
+  }
+  const suppressionCache = new Map<string, Map<number, Set<string>>>();
+  const out: Finding[] = [];
+  for (const f of raw) {
+    const setting = overrides[f.rule];
+    if (setting === 'off') continue;
+    if (f.file && f.range) {
+      let s = suppressionCache.get(f.file);
+      if (!s) { s = suppressions(ctx.text(f.file) ?? ''); suppressionCache.set(f.file, s); }
+      if (isSuppressed(s, f.range.start.line, f.rule)) continue;
+    }
+    out.push(setting && setting !== f.severity ? { ...f, severity: setting } : f);
+  }
+  return out.sort(byPosition);
+}
+
+/** Rule metadata for ids that are not in the table (e.g. a newer loader's problem ids). */
+export function ruleMetaOrFallback(id: string, f?: Finding): RuleMeta {
+  return ruleMeta(id) ?? { id, class: f?.class ?? 'invalidity', severity: f?.severity ?? 'warning', title: id, docs: docsPath(id), fixable: false, source: 'loader' };
+}
+
+export { RULES as AUDIT_RULES };

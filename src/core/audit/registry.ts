@@ -1,0 +1,88 @@
+import { metaOf, type RuleMeta, type RuleSpec, type StaticRule } from './rule';
+import * as dockerfile from './rules/dockerfile';
+import * as cross from './rules/crossFile';
+import * as py from './rules/pythonTests';
+import * as verifier from './rules/verifierScript';
+
+/** Problems the loaders report (src/core/loader): registered here so every id has a docs page. */
+const LOADER_RULES: readonly RuleSpec[] = [
+  { id: 'config-parse-error', class: 'invalidity', severity: 'error', title: 'task.yaml / task.toml does not parse' },
+  { id: 'config-invalid-value', class: 'invalidity', severity: 'error', title: 'A configuration field has a value of the wrong type or range' },
+  { id: 'config-unknown-key', class: 'invalidity', severity: 'info', title: 'A configuration key the format does not define' },
+  { id: 'missing-instruction', class: 'invalidity', severity: 'error', title: 'The task has no instruction' },
+  { id: 'missing-environment', class: 'invalidity', severity: 'error', title: 'The task has no Dockerfile, compose file or image' },
+  { id: 'missing-test-entry', class: 'invalidity', severity: 'error', title: 'The verifier entry script (run-tests.sh / tests/test.sh) is missing' },
+  { id: 'missing-tests', class: 'invalidity', severity: 'warning', title: 'The task has no tests folder' },
+  { id: 'missing-solution', class: 'invalidity', severity: 'warning', title: 'The task has no reference solution' },
+  { id: 'unsupported-schema-version', class: 'invalidity', severity: 'warning', title: 'task.toml declares a schema version this tool does not know' },
+];
+
+/** Findings of the sandbox runs (validate): reserved here, produced there. */
+const DYNAMIC_RULES: readonly RuleSpec[] = [
+  { id: 'oracle-fails', class: 'invalidity', severity: 'error', title: 'The reference solution does not earn reward 1' },
+  { id: 'nop-passes', class: 'misalignment', severity: 'error', title: 'An agent that does nothing earns reward' },
+  { id: 'reward-not-isolated', class: 'misalignment', severity: 'error', title: 'Planted files change the verdict (conftest, pytest.ini, expected outputs)' },
+  { id: 'flaky-verdict', class: 'brittleness', severity: 'warning', title: 'Repeated oracle runs disagree' },
+  { id: 'timeout-margin', class: 'infra', severity: 'warning', title: 'The oracle finishes too close to its timeout' },
+  { id: 'build-fails', class: 'invalidity', severity: 'error', title: 'The environment image does not build' },
+];
+
+export const STATIC_RULES: readonly StaticRule[] = [
+  verifier.testTimeNetworkInstall,
+  verifier.unpinnedTestDependency,
+  verifier.exitCodeMasking,
+  verifier.pipelineStatusMasked,
+  verifier.unconditionalReward,
+  verifier.rewardNotWrittenOnFailure,
+  verifier.rewardPathMismatch,
+  verifier.noRewardWritten,
+  verifier.tb1MissingRA,
+  verifier.pytestCollectionHijack,
+  verifier.verifierRunsAgentWritableCode,
+  verifier.missingTestDepsInImage,
+  dockerfile.testsCopiedIntoImage,
+  dockerfile.solutionCopiedIntoImage,
+  dockerfile.answerInImage,
+  dockerfile.copySourceMissing,
+  dockerfile.heredocWithoutSyntax,
+  dockerfile.baseImageUnpinned,
+  dockerfile.aptExactVersionPin,
+  dockerfile.unpinnedImagePackage,
+  dockerfile.aptInstallWithoutUpdate,
+  dockerfile.nprocWithCpuLimit,
+  py.assertionFreeTest,
+  py.trivialAssertion,
+  py.existenceOnlyTest,
+  py.weakAssertion,
+  py.swallowedAssertion,
+  py.skipCountsAsPass,
+  py.wallClockThreshold,
+  py.fixedSleepSynchronization,
+  py.unorderedListingComparison,
+  py.exactDirectoryListing,
+  py.clockTimezoneDependence,
+  py.nonInvokingTest,
+  py.expectedFromAgentWritablePath,
+  cross.hardcodedHostPath,
+  cross.instructionMissingFile,
+  cross.missingTestFixture,
+  cross.unstatedTestedFile,
+  cross.solutionExceedsTimeout,
+  cross.verifierTimeoutTooShort,
+  cross.externalLiveResource,
+  cross.malformedDataFile,
+  cross.llmArtifactInTask,
+  cross.solutionUnpinnedDependency,
+];
+
+export const RULES: readonly RuleMeta[] = [
+  ...STATIC_RULES.map((r) => metaOf(r, 'static')),
+  ...LOADER_RULES.map((r) => metaOf(r, 'loader')),
+  ...DYNAMIC_RULES.map((r) => metaOf(r, 'dynamic')),
+];
+
+const BY_ID = new Map(RULES.map((r) => [r.id, r]));
+
+export function ruleMeta(id: string): RuleMeta | undefined {
+  return BY_ID.get(id);
+}

@@ -1,0 +1,169 @@
+import { effectiveWords, type ShellCommand } from '../../parse/shell';
+
+/** One package named on an install command line. */
+export interface InstalledPackage {
+  readonly name: string;
+  readonly spec: string;
+  readonly pinned: boolean;
+  /** Index of the word in the command's `args` (for positions). */
+  readonly argIndex: number;
+}
+
+export interface InstallCommand {
+  readonly manager: 'pip' | 'apt' | 'npm' | 'uvx' | 'gem' | 'cargo' | 'go' | 'conda';
+  readonly packages: readonly InstalledPackage[];
+  /** Installs from a requirements file or the current project (pins unknown from here). */
+  readonly fromFile: boolean;
+}
+
+const PIP_VALUE_OPTS = new Set(['-i', '--index-url', '--extra-index-url', '-f', '--find-links', '-c', '--constraint', '--target', '-t', '--prefix', '--root', '--python', '-p', '--cache-dir', '--trusted-host', '--platform', '--python-version', '--only-binary', '--no-binary']);
+
+function argIndexOf(cmd: ShellCommand, words: readonly string[], i: number): number {
+  // `effectiveWords` drops wrapper words at the front; map back by counting from the end.
+  const total = cmd.args.length + 1;
+  return total - words.length + i - 1;
+}
+
+function pipPackages(cmd: ShellCommand, words: string[], from: number): InstallCommand {
+  const packages: InstalledPackage[] = [];
+  let fromFile = false;
+  for (let i = from; i < words.length; i++) {
+    const w = words[i] ?? '';
+    if (w === '-r' || w === '--requirement' || w === '-e' || w === '--editable') { fromFile = true; i++; continue; }
+    if (PIP_VALUE_OPTS.has(w)) { i++; continue; }
+    if (w.startsWith('-')) continue;
+    if (w === '.' || w.startsWith('./') || w.startsWith('/') || w.endsWith('.whl') || w.endsWith('.tar.gz') || w.includes('$')) { fromFile = true; continue; }
+    const name = w.split(/[=<>!~[@; ]/)[0] ?? w;
+    const pinned = /===?\s*[\w.*+!-]+/.test(w) || /@\s*\S+/.test(w) || /^(git\+|https?:)/.test(w);
+    packages.push({ name, spec: w, pinned, argIndex: argIndexOf(cmd, words, i) });
+  }
+  return { manager: 'pip', packages, fromFile };
+}
+
+/** Recognises package installs: pip (and `python -m pip`, `uv pip`), apt, npm, uvx `--with`. */
+export function installOf(cmd: ShellCommand): InstallCommand | undefined {
+  const w = effectiveWords(cmd);
+  const [n, a1, a2] = w;
+  if (n === undefined) return undefined;
+  if (/^pip(3(\.\d+)?)?$/.test(n) && a1 === 'install') return pipPackages(cmd, w, 2);
+  if (/^python(3(\.\d+)?)?$/.test(n) && a1 === '-m' && a2 === 'pip' && w[3] === 'install') return pipPackages(cmd, w, 4);
+  if (n === 'uv' && a1 === 'pip' && a2 === 'install') return pipPackages(cmd, w, 3);
+  if (n === 'uv' && a1 === 'add') return pipPackages(cmd, w, 2);
+  if ((n === 'apt-get' || n === 'apt' || n === 'aptitude') && w.includes('install')) {
+    const packages: InstalledPackage[] = [];
+    const start = w.indexOf('install') + 1;
+    for (let i = start; i < w.length; i++) {
+      const x = w[i] ?? '';
+      if (x.startsWith('-') || x.includes('$')) continue;
+      packages.push({ name: x.split('=')[0] ?? x, spec: x, pinned: x.includes('='), argIndex: argIndexOf(cmd, w, i) });
+    }
+    return { manager: 'apt', packages, fromFile: false };
+  }
+  if (n === 'npm' && (a1 === 'install' || a1 === 'i' || a1 === 'add')) {
+    const packages: InstalledPackage[] = [];
+    for (let i = 2; i < w.length; i++) {
+      const x = w[i] ?? '';
+      if (x.startsWith('-')) continue;
+      packages.push({ name: x.replace(/(?<=.)@.*$/, ''), spec: x, pinned: /(?<=.)@\d/.test(x), argIndex: argIndexOf(cmd, w, i) });
+    }
+    return { manager: 'npm', packages, fromFile: packages.length === 0 };
+  }
+  if (n === 'uvx' || (n === 'uv' && a1 === 'tool' && a2 === 'run')) {
+    const packages: InstalledPackage[] = [];
+    let i = n === 'uvx' ? 1 : 3;
+    for (; i < w.length; i++) {
+      const x = w[i] ?? '';
+      if (x === '-w' || x === '--with' || x === '--from') {
+        const spec = w[i + 1] ?? '';
+        packages.push({ name: spec.split(/[=<>!~[@]/)[0] ?? spec, spec, pinned: /==|@/.test(spec), argIndex: argIndexOf(cmd, w, i + 1) });
+        i++;
+        continue;
+      }
+      if (x === '-p' || x === '--python') { i++; continue; }
+      if (x.startsWith('-')) continue;
+      // The tool itself: `uvx pytest` resolves the newest release at run time.
+      packages.push({ name: x.split(/[=<>!~[@]/)[0] ?? x, spec: x, pinned: /==|@/.test(x), argIndex: argIndexOf(cmd, w, i) });
+      break;
+    }
+    return { manager: 'uvx', packages, fromFile: false };
+  }
+  if (n === 'gem' && a1 === 'install') return { manager: 'gem', packages: [], fromFile: false };
+  if (n === 'cargo' && a1 === 'install') return { manager: 'cargo', packages: [], fromFile: false };
+  if (n === 'go' && (a1 === 'install' || a1 === 'get')) return { manager: 'go', packages: [], fromFile: false };
+  if ((n === 'conda' || n === 'mamba' || n === 'micromamba') && a1 === 'install') return { manager: 'conda', packages: [], fromFile: false };
+  return undefined;
+}
+
+const LOCAL_HOST = /^(localhost|127\.\d+\.\d+\.\d+|0\.0\.0\.0|\[?::1\]?|host\.docker\.internal)$/i;
+
+export function urlHost(url: string): string | undefined {
+  const m = /^[a-z][a-z0-9+.-]*:\/\/([^/:?#\s]+)/i.exec(url);
+  return m?.[1];
+}
+
+/** A URL aimed at something outside the container (not localhost, not a bare service name). */
+export function isRemoteUrl(url: string): boolean {
+  const host = urlHost(url);
+  if (!host) return false;
+  if (LOCAL_HOST.test(host)) return false;
+  return host.includes('.');
+}
+
+/** Fetches over the network: curl/wget of a remote URL, git clone of a remote repository. */
+export function downloadOf(cmd: ShellCommand): { kind: 'fetch' | 'clone'; url: string; argIndex: number } | undefined {
+  const w = effectiveWords(cmd);
+  const n = w[0];
+  if (n === 'curl' || n === 'wget' || n === 'aria2c') {
+    const i = cmd.args.findIndex((a) => isRemoteUrl(a.value));
+    if (i >= 0) return { kind: 'fetch', url: cmd.args[i]?.value ?? '', argIndex: i };
+  }
+  if (n === 'git' && w[1] === 'clone') {
+    const i = cmd.args.findIndex((a) => isRemoteUrl(a.value) || /^git@/.test(a.value));
+    if (i >= 0) return { kind: 'clone', url: cmd.args[i]?.value ?? '', argIndex: i };
+  }
+  return undefined;
+}
+
+/** Runs pytest (directly, via `python -m pytest`, `uv run`, `uvx`). */
+export function isPytestCommand(cmd: ShellCommand): boolean {
+  const w = effectiveWords(cmd);
+  const n = w[0] ?? '';
+  if (n === 'pytest' || n === 'py.test') return true;
+  if (/^python(3(\.\d+)?)?$/.test(n) && w[1] === '-m' && w[2] === 'pytest') return true;
+  if (n === 'uvx' || n === 'uv') {
+    for (let i = 1; i < w.length; i++) {
+      const x = w[i] ?? '';
+      if (x === '-w' || x === '--with' || x === '-p' || x === '--python' || x === '--from') { i++; continue; }
+      if (x.startsWith('-') || x === 'run' || x === 'tool') continue;
+      return /^pytest([=@].*)?$/.test(x) || x === 'python' && w[i + 1] === '-m' && w[i + 2] === 'pytest';
+    }
+  }
+  return false;
+}
+
+/** A command whose status is the verdict: pytest, or a Python/shell test program under the tests folder. */
+export function isTestCommand(cmd: ShellCommand): boolean {
+  if (isPytestCommand(cmd)) return true;
+  const w = effectiveWords(cmd);
+  const n = w[0] ?? '';
+  if (/^(python(3(\.\d+)?)?|bash|sh|node)$/.test(n)) {
+    const target = w.slice(1).find((x) => !x.startsWith('-'));
+    return target !== undefined && /(^|\/)(tests?\/|test_|check|verify|grade)/.test(target);
+  }
+  return false;
+}
+
+/** `echo 1 > /logs/verifier/reward.txt` and friends: the literal written, when literal. */
+export function rewardWriteOf(cmd: ShellCommand): { target: string; value?: string } | undefined {
+  const r = cmd.redirects.find((x) => /reward/i.test(x.target) && (x.op === '>' || x.op === '>>' || x.op === '>|'));
+  const tee = cmd.name === 'tee' ? cmd.args.find((a) => /reward/i.test(a.value)) : undefined;
+  const target = r?.target ?? tee?.value;
+  if (target === undefined) return undefined;
+  if (cmd.name === 'echo' || cmd.name === 'printf') {
+    const vals = cmd.args.map((a) => a.value).filter((v) => !v.startsWith('-'));
+    const joined = vals.join(' ').trim();
+    if (/^[\d.]+(\\n)?$/.test(joined)) return { target, value: joined.replace(/\\n$/, '') };
+    if (/^\{.*\}$/.test(joined) && !joined.includes('$')) return { target, value: joined };
+  }
+  return { target };
+}

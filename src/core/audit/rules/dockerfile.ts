@@ -1,0 +1,280 @@
+import type { Fix } from '../../model/finding';
+import type { Range } from '../../model/positions';
+import type { DockerCopy, DockerRun, ParsedDockerfile } from '../../parse/dockerfile';
+import type { ShellCommand } from '../../parse/shell';
+import type { AuditContext } from '../context';
+import type { StaticRule } from '../rule';
+import { installOf } from './commands';
+
+function dfFile(ctx: AuditContext): string {
+  return ctx.task.environment.dockerfile ?? 'Dockerfile';
+}
+
+/** A RUN command's range in the Dockerfile. */
+function runCmdRange(df: ParsedDockerfile, run: DockerRun, cmd: ShellCommand): Range {
+  return df.lines.rangeOf(run.instruction.argsOffset + cmd.start, run.instruction.argsOffset + cmd.end);
+}
+
+function* runCommands(df: ParsedDockerfile): Generator<{ run: DockerRun; cmd: ShellCommand }> {
+  for (const run of df.runs) for (const cmd of run.shell?.commands ?? []) yield { run, cmd };
+}
+
+function removeInstructionFix(df: ParsedDockerfile, file: string, copy: DockerCopy, what: string): Fix {
+  const r = copy.instruction.range;
+  return { title: `Remove the COPY of ${what}`, preferred: true, edits: [{ file, range: { start: { line: r.start.line, character: 0 }, end: { line: r.end.line + 1, character: 0 } }, newText: '' }] };
+}
+
+/** Paths removed by a later `rm` in a RUN after `line`. */
+function removedLater(df: ParsedDockerfile, line: number, dest: string): boolean {
+  const base = dest.replace(/\/+$/, '');
+  for (const { run, cmd } of runCommands(df)) {
+    if (run.instruction.range.start.line <= line || cmd.name !== 'rm') continue;
+    if (cmd.args.some((a) => { const v = a.value.replace(/\/+$/, ''); return v === base || base.startsWith(`${v}/`) || (v.endsWith('*') && base.startsWith(v.slice(0, -1))); })) return true;
+  }
+  return false;
+}
+
+function copyDestFor(copy: DockerCopy, src: string): string {
+  const dest = copy.dest?.value ?? '';
+  if (dest.endsWith('/') || copy.sources.length > 1) return `${dest.replace(/\/+$/, '')}/${src.replace(/\/+$/, '').split('/').pop() ?? ''}`;
+  return dest;
+}
+
+function contextCopies(df: ParsedDockerfile): DockerCopy[] {
+  return df.copies.filter((c) => !c.from && c.dest);
+}
+
+function norm(p: string): string {
+  return p.replace(/^\.\//, '').replace(/\/+$/, '');
+}
+
+export const testsCopiedIntoImage: StaticRule = {
+  id: 'tests-copied-into-image', class: 'misalignment', severity: 'error', fixable: true,
+  title: 'The Dockerfile copies the tests into the image the agent works in',
+  *check(ctx) {
+    const df = ctx.dockerfile();
+    if (!df) return;
+    const file = dfFile(ctx);
+    const tests = norm(ctx.task.verifier.testsDir || 'tests');
+    const ctxDir = norm(ctx.task.environment.contextDir || '.');
+    // The tests folder relative to the build context (Harbor keeps it outside environment/).
+    const testsInContext = ctxDir === '.' || ctxDir === '' ? tests : tests.startsWith(`${ctxDir}/`) ? tests.slice(ctxDir.length + 1) : undefined;
+    for (const copy of contextCopies(df)) {
+      for (const src of copy.sources) {
+        const s = norm(src.value);
+        const isTests = (testsInContext !== undefined && (s === testsInContext || s.startsWith(`${testsInContext}/`))) || /(^|\/)(run-tests\.sh|test_outputs\.py)$/.test(s);
+        if (!isTests) continue;
+        if (s === '.' || s === '*') continue;
+        if (removedLater(df, copy.instruction.range.start.line, copyDestFor(copy, s))) continue;
+        yield {
+          file, range: copy.instruction.range,
+          message: `\`${copy.instruction.keyword} ${src.value}\` puts the tests in the agent's image: the agent can read what is checked (and the harness copies the tests in at verification time anyway).`,
+          fix: removeInstructionFix(df, file, copy, src.value),
+        };
+      }
+    }
+  },
+};
+
+export const solutionCopiedIntoImage: StaticRule = {
+  id: 'solution-copied-into-image', class: 'misalignment', severity: 'error', fixable: true,
+  title: 'The Dockerfile copies the reference solution into the image',
+  *check(ctx) {
+    const df = ctx.dockerfile();
+    if (!df) return;
+    const file = dfFile(ctx);
+    for (const copy of contextCopies(df)) {
+      for (const src of copy.sources) {
+        const s = norm(src.value);
+        if (!/(^|\/)(solution|solution\.sh|solution\.yaml|solve\.sh|oracle)(\/|$)/.test(s)) continue;
+        if (removedLater(df, copy.instruction.range.start.line, copyDestFor(copy, s))) continue;
+        yield {
+          file, range: copy.instruction.range,
+          message: `\`${copy.instruction.keyword} ${src.value}\` ships the reference solution to the agent: it can run it instead of doing the task.`,
+          fix: removeInstructionFix(df, file, copy, src.value),
+        };
+      }
+    }
+  },
+};
+
+const ANSWER_NAME = /(^|\/)(expected|golden|ground[_-]?truth|answers?|reference[_-]?(output|answer|solution)|solution[_-]?output|\.oracle)([_.\-/]|$)|\.enc$/i;
+
+export const answerInImage: StaticRule = {
+  id: 'answer-in-image', class: 'misalignment', severity: 'warning',
+  title: 'Expected answers are copied into the agent\'s image',
+  *check(ctx) {
+    const df = ctx.dockerfile();
+    if (!df) return;
+    const file = dfFile(ctx);
+    for (const copy of contextCopies(df)) {
+      for (const src of copy.sources) {
+        const s = norm(src.value);
+        const hits = s === '.' ? [...ctx.contextFiles].filter((f) => ANSWER_NAME.test(f)) : ANSWER_NAME.test(s) ? [s] : [...ctx.contextFiles].filter((f) => f.startsWith(`${s}/`) && ANSWER_NAME.test(f.slice(s.length)));
+        if (hits.length === 0) continue;
+        if (removedLater(df, copy.instruction.range.start.line, copyDestFor(copy, s))) continue;
+        yield {
+          file, range: copy.instruction.range,
+          message: `The image receives ${hits.slice(0, 3).join(', ')}${hits.length > 3 ? '…' : ''}: files named as expected answers, readable by the agent. Keep them under tests/ (copied in only at verification).`,
+        };
+      }
+    }
+  },
+};
+
+function globToRegExp(glob: string): RegExp {
+  const re = glob.replace(/[.+^${}()|\\]/g, '\\$&').replace(/\*\*/g, '\u0000').replace(/\*/g, '[^/]*').replace(/\?/g, '[^/]').replace(/\u0000/g, '.*');
+  return new RegExp(`^${re}(/.*)?$`);
+}
+
+export const copySourceMissing: StaticRule = {
+  id: 'copy-source-missing', class: 'invalidity', severity: 'error',
+  title: 'A COPY/ADD source does not exist in the build context',
+  *check(ctx) {
+    const df = ctx.dockerfile();
+    if (!df) return;
+    const file = dfFile(ctx);
+    const files = [...ctx.contextFiles];
+    const dirs = new Set<string>();
+    for (const f of files) { const parts = f.split('/'); for (let i = 1; i < parts.length; i++) dirs.add(parts.slice(0, i).join('/')); }
+    for (const copy of contextCopies(df)) {
+      if (copy.instruction.argsText.includes('<<')) continue;
+      for (const src of copy.sources) {
+        const v = src.value;
+        if (/^(https?:|git@)/.test(v) || v.includes('$')) continue;
+        const s = norm(v.replace(/^\/+/, ''));
+        if (s === '' || s === '.') continue;
+        const found = /[*?[]/.test(s) ? files.some((f) => globToRegExp(s).test(f)) : files.includes(s) || dirs.has(s);
+        if (found) continue;
+        yield { file, range: src.range, message: `\`${v}\` is not in the build context (${ctx.task.environment.contextDir || '.'}/): the image does not build.` };
+      }
+    }
+  },
+};
+
+export const heredocWithoutSyntax: StaticRule = {
+  id: 'heredoc-without-syntax', class: 'invalidity', severity: 'warning',
+  title: 'A heredoc in RUN/COPY needs BuildKit\'s Dockerfile syntax 1.4+',
+  *check(ctx) {
+    const df = ctx.dockerfile();
+    if (!df || (df.syntaxDirective && !/dockerfile:1\.[0-3]\b/.test(df.syntaxDirective))) return;
+    const file = dfFile(ctx);
+    for (const ins of df.instructions) {
+      if (ins.keyword !== 'RUN' && ins.keyword !== 'COPY') continue;
+      const first = ins.argsText.split('\n', 1)[0] ?? '';
+      if (!/<<-?\s*['"]?[A-Za-z_]\w*['"]?/.test(first) || !ins.argsText.includes('\n')) continue;
+      yield { file, range: ins.range, message: 'This heredoc is only understood by BuildKit with Dockerfile syntax 1.4+: the classic builder reads its body as instructions and the build fails. Add `# syntax=docker/dockerfile:1.4` as the first line, or write the file with printf/COPY.' };
+    }
+  },
+};
+
+export const baseImageUnpinned: StaticRule = {
+  id: 'base-image-unpinned', class: 'brittleness', severity: 'warning',
+  title: 'The base image is `:latest` or untagged',
+  *check(ctx) {
+    const df = ctx.dockerfile();
+    if (!df) return;
+    const file = dfFile(ctx);
+    const stages = new Set(df.froms.map((f) => f.stage?.toLowerCase()).filter((s): s is string => !!s));
+    for (const from of df.froms) {
+      const img = from.image;
+      if (!img || img.includes('$') || img === 'scratch' || stages.has(img.toLowerCase()) || from.digest) continue;
+      if (from.tag && from.tag !== 'latest') continue;
+      yield { file, range: from.imageRange ?? from.instruction.range, message: `\`FROM ${img}\` follows ${from.tag ? 'the `latest` tag' : 'an implicit `latest`'}: the environment changes under the task. Pin a version tag (and ideally a digest).` };
+    }
+  },
+};
+
+/** Debian/Ubuntu package revisions disappear from the archive when superseded. */
+const DEBIAN_REVISION = /-[0-9A-Za-z.+~]*\d|ubuntu|build\d|\+deb\d|\+b\d/;
+
+export const aptExactVersionPin: StaticRule = {
+  id: 'apt-exact-version-pin', class: 'brittleness', severity: 'warning',
+  title: 'An apt package is pinned to an exact Debian/Ubuntu revision',
+  *check(ctx) {
+    const df = ctx.dockerfile();
+    const file = dfFile(ctx);
+    const report = (spec: string) => `\`${spec}\` pins an exact archive revision; Debian and Ubuntu drop superseded revisions (security updates especially), so the build breaks months later. Pin the base image by digest or use a snapshot mirror instead.`;
+    if (df) {
+      for (const { run, cmd } of runCommands(df)) {
+        const inst = installOf(cmd);
+        if (inst?.manager !== 'apt') continue;
+        for (const p of inst.packages) {
+          const ver = p.spec.split('=')[1];
+          if (!ver || !DEBIAN_REVISION.test(ver)) continue;
+          const w = cmd.args[p.argIndex];
+          yield { file, range: w ? df.lines.rangeOf(run.instruction.argsOffset + w.start, run.instruction.argsOffset + w.end) : runCmdRange(df, run, cmd), message: report(p.spec) };
+        }
+      }
+    }
+    const sol = ctx.solutionScript;
+    const script = ctx.shell(sol);
+    if (sol && script) {
+      for (const cmd of script.commands) {
+        const inst = installOf(cmd);
+        if (inst?.manager !== 'apt') continue;
+        for (const p of inst.packages) {
+          const ver = p.spec.split('=')[1];
+          const w = cmd.args[p.argIndex];
+          if (ver && DEBIAN_REVISION.test(ver) && w) yield { file: sol, range: ctx.range(sol, w.start, w.end), message: report(p.spec) };
+        }
+      }
+    }
+  },
+};
+
+export const unpinnedImagePackage: StaticRule = {
+  id: 'unpinned-image-package', class: 'brittleness', severity: 'info',
+  title: 'The Dockerfile pip-installs a package without a version',
+  *check(ctx) {
+    const df = ctx.dockerfile();
+    if (!df) return;
+    const file = dfFile(ctx);
+    for (const { run, cmd } of runCommands(df)) {
+      const inst = installOf(cmd);
+      if (!inst || (inst.manager !== 'pip' && inst.manager !== 'npm')) continue;
+      for (const p of inst.packages.filter((x) => !x.pinned)) {
+        const w = cmd.args[p.argIndex];
+        if (!w) continue;
+        yield { file, range: df.lines.rangeOf(run.instruction.argsOffset + w.start, run.instruction.argsOffset + w.end), message: `\`${p.spec}\` is installed without a version: a rebuild can bring a different release than the one the oracle was checked with.` };
+      }
+    }
+  },
+};
+
+export const aptInstallWithoutUpdate: StaticRule = {
+  id: 'apt-install-without-update', class: 'invalidity', severity: 'warning',
+  title: '`apt-get install` runs before any `apt-get update`',
+  *check(ctx) {
+    const df = ctx.dockerfile();
+    if (!df) return;
+    const file = dfFile(ctx);
+    let updated = false;
+    for (const { run, cmd } of runCommands(df)) {
+      const w = [cmd.name, ...cmd.args.map((a) => a.value)];
+      if ((cmd.name === 'apt-get' || cmd.name === 'apt') && w.includes('update')) { updated = true; continue; }
+      if (updated) continue;
+      const inst = installOf(cmd);
+      if (inst?.manager !== 'apt' || inst.packages.length === 0) continue;
+      yield { file, range: runCmdRange(df, run, cmd), message: 'Base images ship without package lists: `apt-get install` before `apt-get update` fails with "Unable to locate package". Run `apt-get update && apt-get install …` in the same RUN.' };
+      return;
+    }
+  },
+};
+
+export const nprocWithCpuLimit: StaticRule = {
+  id: 'nproc-with-cpu-limit', class: 'infra', severity: 'warning',
+  title: '`nproc` reports the host\'s CPUs, not the task\'s CPU limit',
+  *check(ctx) {
+    const cpus = ctx.task.environment.cpus;
+    if (cpus === undefined) return;
+    const files = [ctx.task.environment.dockerfile, ctx.solutionScript, ...ctx.verifierScripts].filter((f): f is string => !!f);
+    for (const file of files) {
+      const t = ctx.text(file) ?? '';
+      const re = /\bnproc\b|os\.cpu_count\(\)|multiprocessing\.cpu_count\(\)/g;
+      const m = re.exec(t);
+      if (!m) continue;
+      yield { file, range: ctx.range(file, m.index, m.index + m[0].length), message: `The task limits the container to ${cpus} CPU(s), but \`${m[0]}\` reports every host CPU: \`make -j$(nproc)\` oversubscribes and runs slower or out of memory. Use a fixed job count or read the cgroup quota.` };
+    }
+  },
+};

@@ -1,0 +1,475 @@
+import { callArgs, calleeLast, calleeName, isAssertingCall, pythonFunctions, skipNestedScopes, stringLiterals, stringValue, text, type PyFunction } from '../../parse/python';
+import { childByField, descendants, findAncestor, walk, type SyntaxNode, type SyntaxTree } from '../../parse/syntax';
+import type { AuditContext } from '../context';
+import type { Report, StaticRule } from '../rule';
+
+interface TestFile {
+  readonly file: string;
+  readonly tree: SyntaxTree;
+  readonly functions: readonly PyFunction[];
+}
+
+function testFiles(ctx: AuditContext): TestFile[] {
+  const out: TestFile[] = [];
+  for (const file of ctx.testPython) {
+    const tree = ctx.python(file);
+    if (!tree) continue;
+    out.push({ file, tree, functions: pythonFunctions(tree) });
+  }
+  return out;
+}
+
+const cache = new WeakMap<AuditContext, TestFile[]>();
+function tests(ctx: AuditContext): TestFile[] {
+  let t = cache.get(ctx);
+  if (!t) { t = testFiles(ctx); cache.set(ctx, t); }
+  return t;
+}
+
+function own(fn: PyFunction, types: string | ReadonlySet<string>): SyntaxNode[] {
+  return descendants(fn.body, types, skipNestedScopes);
+}
+
+function asserts(fn: PyFunction): SyntaxNode[] {
+  return own(fn, 'assert_statement');
+}
+
+/** The asserted expression (without the message). */
+function assertExpr(a: SyntaxNode): SyntaxNode | undefined {
+  return a.children.find((c) => c.named && c.type !== 'comment');
+}
+
+/** Local helper functions (module-level, non-test) that themselves assert or raise. */
+function assertingHelpers(tf: TestFile): Set<string> {
+  const names = new Set<string>();
+  for (const fn of tf.functions) {
+    if (fn.isTest) continue;
+    const raises = own(fn, new Set(['assert_statement', 'raise_statement'])).length > 0;
+    const calls = own(fn, 'call').some((c) => isAssertingCall(calleeName(tf.tree, c)));
+    if (raises || calls) names.add(fn.name);
+  }
+  // One more round: helpers calling asserting helpers.
+  for (const fn of tf.functions) {
+    if (fn.isTest || names.has(fn.name)) continue;
+    if (own(fn, 'call').some((c) => names.has(calleeLast(tf.tree, c)))) names.add(fn.name);
+  }
+  return names;
+}
+
+/** Whether the test can fail other than through its own `assert` statements. */
+function failsOtherwise(tf: TestFile, fn: PyFunction, helpers: ReadonlySet<string>): boolean {
+  if (own(fn, 'raise_statement').length > 0) return true;
+  for (const c of own(fn, 'call')) {
+    const name = calleeName(tf.tree, c);
+    const last = calleeLast(tf.tree, c);
+    if (isAssertingCall(name) || helpers.has(last) || /^(check|verify|validate|expect|ensure|require|compare|run_and_check)/i.test(last)) return true;
+    if (/check_call|check_output/.test(name)) return true;
+    if (/^subprocess\.run$|^run$/.test(name) && /check\s*=\s*True/.test(text(tf.tree, c))) return true;
+    if (/^(json\.loads?|int|float|open|ast\.literal_eval|yaml\.safe_load|importlib\.import_module|__import__)$/.test(name)) continue;
+  }
+  // Fixtures (parameters) may assert; tests with fixtures other than tmp_path & co. are not judged.
+  if (fn.params.some((p) => !/^(self|tmp_path|tmpdir|capsys|monkeypatch|request|caplog)$/.test(p))) return true;
+  return fn.decorators.some((d) => /raises|xfail/.test(d));
+}
+
+function fnRange(ctx: AuditContext, tf: TestFile, fn: PyFunction) {
+  return ctx.range(tf.file, fn.nameNode.start, fn.nameNode.end);
+}
+
+const EXISTENCE = /(^|\.)(exists|isfile|isdir|is_file|is_dir|access|lexists)$/;
+
+function isExistenceCheck(tree: SyntaxTree, expr: SyntaxNode): boolean {
+  const e = expr.type === 'parenthesized_expression' ? (expr.children.find((c) => c.named) ?? expr) : expr;
+  if (e.type === 'call') return EXISTENCE.test(calleeName(tree, e));
+  if (e.type === 'boolean_operator') return e.children.filter((c) => c.named).every((c) => isExistenceCheck(tree, c));
+  if (e.type === 'comparison_operator') {
+    const t = text(tree, e).replace(/\s+/g, '');
+    return /(st_size|getsize\(.*\)|len\(.*\))(>0|>=1|!=0)$/.test(t) && !/==/.test(t);
+  }
+  return false;
+}
+
+function isWeakCheck(tree: SyntaxTree, expr: SyntaxNode): boolean {
+  const t = text(tree, expr).replace(/\s+/g, ' ').trim();
+  return /\bis not None$/.test(t) || /^isinstance\(/.test(t) || /^len\(.*\) (>|>=|!=) [01]$/.test(t) || /^(bool\()?\w+(\.\w+)*\)?$/.test(t);
+}
+
+function isTrivial(tree: SyntaxTree, expr: SyntaxNode): boolean {
+  if (expr.type === 'true' || expr.type === 'integer' && text(tree, expr) !== '0') return true;
+  if (expr.type === 'string' && (stringValue(tree, expr) ?? '').length > 0) return true;
+  if (expr.type === 'tuple' && expr.children.some((c) => c.named)) return true;
+  if (expr.type === 'boolean_operator') {
+    const op = expr.children.find((c) => !c.named)?.type;
+    const parts = expr.children.filter((c) => c.named);
+    if (op === 'or' && parts.some((p) => isTrivial(tree, p))) return true;
+  }
+  if (expr.type === 'comparison_operator') {
+    const parts = expr.children.filter((c) => c.named);
+    const op = expr.children.find((c) => !c.named)?.type;
+    if (parts.length === 2 && (op === '==' || op === 'is') && text(tree, parts[0] as SyntaxNode) === text(tree, parts[1] as SyntaxNode) && !/\(/.test(text(tree, parts[0] as SyntaxNode))) return true;
+  }
+  return false;
+}
+
+export const assertionFreeTest: StaticRule = {
+  id: 'assertion-free-test', class: 'misalignment', severity: 'warning',
+  title: 'A test function asserts nothing',
+  *check(ctx) {
+    for (const tf of tests(ctx)) {
+      const helpers = assertingHelpers(tf);
+      for (const fn of tf.functions) {
+        if (!fn.isTest || asserts(fn).length > 0 || failsOtherwise(tf, fn, helpers)) continue;
+        const body = text(tf.tree, fn.body).trim();
+        if (/^(pass|\.\.\.)$/.test(body) || /^("""|''')[\s\S]*("""|''')\s*(pass)?$/.test(body)) {
+          yield { file: tf.file, range: fnRange(ctx, tf, fn), message: `${fn.name} is empty: it passes for any agent.` };
+          continue;
+        }
+        yield { file: tf.file, range: fnRange(ctx, tf, fn), message: `${fn.name} contains no assertion and calls nothing that checks: it passes unless something crashes.` };
+      }
+    }
+  },
+};
+
+export const trivialAssertion: StaticRule = {
+  id: 'trivial-assertion', class: 'misalignment', severity: 'warning',
+  title: 'An assertion that can never fail (`assert True`, `assert x or True`, `assert (a, b)`)',
+  *check(ctx) {
+    for (const tf of tests(ctx)) {
+      for (const fn of tf.functions.filter((f) => f.isTest)) {
+        for (const a of asserts(fn)) {
+          const e = assertExpr(a);
+          if (!e || !isTrivial(tf.tree, e)) continue;
+          const onlyOne = asserts(fn).every((x) => { const xe = assertExpr(x); return xe !== undefined && isTrivial(tf.tree, xe); });
+          yield {
+            file: tf.file, range: ctx.range(tf.file, a.start, a.end), ...(onlyOne && !failsOtherwise(tf, fn, assertingHelpers(tf)) ? { severity: 'error' as const } : {}),
+            message: `\`${text(tf.tree, a).split('\n')[0]}\` always holds${e.type === 'tuple' ? ' (a non-empty tuple is true)' : ''}: it checks nothing about the agent's work.`,
+          };
+        }
+      }
+    }
+  },
+};
+
+export const existenceOnlyTest: StaticRule = {
+  id: 'existence-only-test', class: 'misalignment', severity: 'warning',
+  title: 'A test only checks that a file exists (or is non-empty)',
+  *check(ctx) {
+    const all = tests(ctx);
+    const testCount = all.reduce((n, tf) => n + tf.functions.filter((f) => f.isTest).length, 0);
+    for (const tf of all) {
+      const helpers = assertingHelpers(tf);
+      for (const fn of tf.functions.filter((f) => f.isTest)) {
+        const as = asserts(fn);
+        if (as.length === 0 || !as.every((a) => { const e = assertExpr(a); return e !== undefined && isExistenceCheck(tf.tree, e); })) continue;
+        if (failsOtherwise(tf, fn, helpers)) continue;
+        // Reading the file and calling anything on it usually means content is checked elsewhere in the test.
+        if (own(fn, 'call').some((c) => /read|load|run|popen|system|check|parse|json/i.test(calleeName(tf.tree, c)))) continue;
+        const sole = testCount === 1;
+        yield {
+          file: tf.file, range: fnRange(ctx, tf, fn), ...(sole ? { severity: 'error' as const } : {}),
+          message: sole
+            ? `${fn.name}, the only test, checks that a file exists and nothing about its content: \`touch\` earns full reward.`
+            : `${fn.name} checks only that a file exists (or is non-empty): an empty or wrong file passes it.`,
+        };
+      }
+    }
+  },
+};
+
+export const weakAssertion: StaticRule = {
+  id: 'weak-assertion', class: 'misalignment', severity: 'warning',
+  title: 'A test only checks `is not None`, a type, or a non-zero length',
+  *check(ctx) {
+    for (const tf of tests(ctx)) {
+      const helpers = assertingHelpers(tf);
+      for (const fn of tf.functions.filter((f) => f.isTest)) {
+        const as = asserts(fn);
+        if (as.length === 0) continue;
+        const exprs = as.map(assertExpr);
+        if (!exprs.every((e) => e !== undefined && !isExistenceCheck(tf.tree, e) && !isTrivial(tf.tree, e) && isWeakCheck(tf.tree, e))) continue;
+        if (failsOtherwise(tf, fn, helpers)) continue;
+        yield { file: tf.file, range: fnRange(ctx, tf, fn), message: `${fn.name} asserts only that values exist or have a type/length: any output of the right shape passes. Compare with expected values.` };
+      }
+    }
+  },
+};
+
+export const swallowedAssertion: StaticRule = {
+  id: 'swallowed-assertion', class: 'misalignment', severity: 'error',
+  title: 'Assertions inside `try` whose `except` swallows the failure',
+  *check(ctx) {
+    for (const tf of tests(ctx)) {
+      for (const fn of tf.functions.filter((f) => f.isTest)) {
+        for (const tr of own(fn, 'try_statement')) {
+          const body = childByField(tr, 'body');
+          if (!body || descendants(body, 'assert_statement', skipNestedScopes).length === 0) continue;
+          for (const h of tr.children.filter((c) => c.type === 'except_clause')) {
+            const head = text(tf.tree, h).split(':', 1)[0]?.replace(/^except/, '').trim() ?? '';
+            const catchesAssert = head === '' || /\b(Exception|BaseException|AssertionError)\b/.test(head);
+            if (!catchesAssert) continue;
+            const block = h.children.find((c) => c.type === 'block');
+            const stmts = block ? block.children.filter((c) => c.named && c.type !== 'comment') : [];
+            const swallows = stmts.length > 0 && stmts.every((s) => /^(pass|continue|\.\.\.|return( True| None)?|print\(.*\)|logging\.\w+\(.*\)|pytest\.skip\(.*\))$/s.test(text(tf.tree, s).trim()));
+            if (!swallows) continue;
+            yield { file: tf.file, range: ctx.range(tf.file, h.start, h.end), message: `\`except ${head || ''}\` catches the AssertionError raised in the try block and carries on: ${fn.name} passes whatever the agent did.` };
+          }
+        }
+      }
+    }
+  },
+};
+
+export const skipCountsAsPass: StaticRule = {
+  id: 'skip-counts-as-pass', class: 'misalignment', severity: 'warning',
+  title: 'Tests skip themselves, and a skipped test does not fail the verdict',
+  *check(ctx) {
+    for (const tf of tests(ctx)) {
+      for (const c of descendants(tf.tree.root, 'call')) {
+        const name = calleeName(tf.tree, c);
+        if (!/^pytest\.(skip|importorskip)$/.test(name)) continue;
+        const inTest = findAncestor(c, (n) => n.type === 'function_definition');
+        if (!inTest) continue;
+        yield { file: tf.file, range: ctx.range(tf.file, c.start, c.end), message: `\`${name}(…)\` turns a missing module or an error into a skip, and pytest exits 0 with skips: the check silently stops counting. Fail instead.` };
+      }
+      for (const fn of tf.functions.filter((f) => f.isTest)) {
+        const d = fn.decorators.find((x) => /^pytest\.mark\.skip(if)?\b/.test(x));
+        if (!d) continue;
+        yield { file: tf.file, range: fnRange(ctx, tf, fn), message: `${fn.name} is marked \`@${d.split('(')[0]}\`: a skipped test never fails, so what it checks is not part of the reward.` };
+      }
+    }
+  },
+};
+
+const TIMERS = /^(time\.)?(time|perf_counter|monotonic|process_time)(_ns)?$|^(datetime\.)?datetime\.now$/;
+
+export const wallClockThreshold: StaticRule = {
+  id: 'wall-clock-threshold', class: 'brittleness', severity: 'warning',
+  title: 'A test asserts on elapsed wall-clock time',
+  *check(ctx) {
+    for (const tf of tests(ctx)) {
+      for (const fn of tf.functions.filter((f) => f.isTest)) {
+        const timerVars = new Set<string>();
+        const durations = new Set<string>();
+        for (const asg of own(fn, 'assignment')) {
+          const left = childByField(asg, 'left');
+          const right = childByField(asg, 'right');
+          if (!left || !right || left.type !== 'identifier') continue;
+          const name = text(tf.tree, left);
+          if (right.type === 'call' && TIMERS.test(calleeName(tf.tree, right))) timerVars.add(name);
+          else if (right.type === 'binary_operator' && /-/.test(text(tf.tree, right))) {
+            const ids = descendants(right, 'identifier').map((i) => text(tf.tree, i));
+            const calls = descendants(right, 'call').map((cl) => calleeName(tf.tree, cl));
+            if (ids.some((i) => timerVars.has(i)) || calls.some((cl) => TIMERS.test(cl))) durations.add(name);
+          }
+        }
+        if (durations.size === 0 && timerVars.size === 0) continue;
+        for (const a of asserts(fn)) {
+          const e = assertExpr(a);
+          if (!e || e.type !== 'comparison_operator') continue;
+          const ops = e.children.filter((c) => !c.named).map((c) => c.type);
+          if (!ops.some((o) => o === '<' || o === '<=' || o === '>' || o === '>=')) continue;
+          const ids = descendants(e, 'identifier').map((i) => text(tf.tree, i));
+          const direct = descendants(e, 'call').some((cl) => TIMERS.test(calleeName(tf.tree, cl)));
+          if (!ids.some((i) => durations.has(i)) && !direct) continue;
+          yield { file: tf.file, range: ctx.range(tf.file, a.start, a.end), message: 'This assertion compares elapsed wall-clock time with a constant: on a loaded or CPU-throttled host a correct solution fails. Measure work (operations, complexity) or use a generous bound with a median of several runs.' };
+        }
+      }
+    }
+  },
+};
+
+function inLoop(n: SyntaxNode, stop: SyntaxNode): boolean {
+  return !!findAncestor(n, (p) => p.type === 'while_statement' || p.type === 'for_statement', (p) => p === stop);
+}
+
+export const fixedSleepSynchronization: StaticRule = {
+  id: 'fixed-sleep-synchronization', class: 'brittleness', severity: 'warning',
+  title: 'A fixed sleep stands in for waiting until something is ready',
+  *check(ctx) {
+    for (const tf of tests(ctx)) {
+      for (const fn of tf.functions) {
+        if (!fn.isTest && !fn.decorators.some((d) => d.includes('fixture'))) continue;
+        for (const c of own(fn, 'call')) {
+          if (!/^(time\.)?sleep$/.test(calleeName(tf.tree, c))) continue;
+          const arg = callArgs(c)[0];
+          if (!arg || !/^(integer|float)$/.test(arg.type)) continue;
+          const secs = Number(text(tf.tree, arg));
+          if (!(secs >= 0.5) || inLoop(c, fn.body)) continue;
+          const after = asserts(fn).some((a) => a.start > c.end) || fn.decorators.some((d) => d.includes('fixture'));
+          if (!after) continue;
+          yield { file: tf.file, range: ctx.range(tf.file, c.start, c.end), message: `\`${text(tf.tree, c)}\` waits a fixed time and then checks: a slow (CPU-throttled) but correct system fails, a fast one wastes time. Poll for the condition with a deadline.` };
+        }
+      }
+    }
+    for (const file of ctx.verifierScripts) {
+      const s = ctx.shell(file);
+      if (!s) continue;
+      const bg = s.commands.filter((c) => c.background);
+      for (const cmd of s.commands) {
+        if (cmd.name !== 'sleep' || cmd.inLoop || cmd.conditional) continue;
+        const secs = Number(cmd.args[0]?.value);
+        if (!(secs >= 1) || !bg.some((b) => b.end <= cmd.start)) continue;
+        yield { file, range: ctx.range(file, cmd.start, cmd.end), message: `\`sleep ${cmd.args[0]?.value}\` after starting a background process assumes it is ready by then. Poll for readiness (a port, a file) with a deadline.` };
+      }
+    }
+  },
+};
+
+const LISTING = /^(os\.listdir|listdir|glob\.glob|glob|os\.scandir|\w*\.iterdir|\w*\.glob|\w*\.rglob)$/;
+
+function listingCall(tree: SyntaxTree, n: SyntaxNode): { call: SyntaxNode; sorted: boolean } | undefined {
+  let cur = n;
+  let sorted = false;
+  for (;;) {
+    if (cur.type === 'call') {
+      const name = calleeName(tree, cur);
+      if (name === 'sorted' || name === 'set' || name === 'frozenset' || name === 'Counter' || name === 'collections.Counter') { sorted = true; const a = callArgs(cur)[0]; if (!a) return undefined; cur = a; continue; }
+      if (name === 'list') { const a = callArgs(cur)[0]; if (!a) return undefined; cur = a; continue; }
+      if (LISTING.test(name) || /\.(iterdir|glob|rglob)$/.test(name)) return { call: cur, sorted };
+      return undefined;
+    }
+    if (cur.type === 'list_comprehension') {
+      const inner = descendants(cur, 'call').find((c) => LISTING.test(calleeName(tree, c)) || /\.(iterdir|glob|rglob)$/.test(calleeName(tree, c)));
+      return inner ? { call: inner, sorted } : undefined;
+    }
+    return undefined;
+  }
+}
+
+function* listingComparisons(ctx: AuditContext): Generator<{ tf: TestFile; a: SyntaxNode; sorted: boolean; listing: SyntaxNode }> {
+  for (const tf of tests(ctx)) {
+    for (const fn of tf.functions.filter((f) => f.isTest)) {
+      // Names bound to a directory listing in this test.
+      const bound = new Map<string, boolean>();
+      for (const asg of own(fn, 'assignment')) {
+        const left = childByField(asg, 'left');
+        const right = childByField(asg, 'right');
+        if (left?.type !== 'identifier' || !right) continue;
+        const l = listingCall(tf.tree, right);
+        if (l) bound.set(text(tf.tree, left), l.sorted);
+        else if (right.type === 'call' && calleeName(tf.tree, right) === 'sorted' && bound.has(text(tf.tree, callArgs(right)[0] ?? right))) bound.set(text(tf.tree, left), true);
+      }
+      for (const a of asserts(fn)) {
+        const e = assertExpr(a);
+        if (e?.type !== 'comparison_operator') continue;
+        if (!e.children.some((c) => !c.named && c.type === '==')) continue;
+        const parts = e.children.filter((c) => c.named);
+        const other = parts.find((p) => p.type === 'list' || p.type === 'tuple');
+        if (!other) continue;
+        for (const p of parts) {
+          const l = listingCall(tf.tree, p);
+          if (l) { yield { tf, a, sorted: l.sorted, listing: l.call }; break; }
+          if (p.type === 'identifier' && bound.has(text(tf.tree, p))) { yield { tf, a, sorted: bound.get(text(tf.tree, p)) ?? false, listing: p }; break; }
+        }
+      }
+    }
+  }
+}
+
+export const unorderedListingComparison: StaticRule = {
+  id: 'unordered-listing-comparison', class: 'brittleness', severity: 'warning',
+  title: 'A directory listing is compared with a list in a fixed order',
+  *check(ctx) {
+    for (const { tf, a, sorted } of listingComparisons(ctx)) {
+      if (sorted) continue;
+      yield { file: tf.file, range: ctx.range(tf.file, a.start, a.end), message: 'os.listdir/glob return entries in an arbitrary, filesystem-dependent order: comparing with a fixed list passes or fails by chance. Sort both sides (or compare sets).' };
+    }
+  },
+};
+
+export const exactDirectoryListing: StaticRule = {
+  id: 'exact-directory-listing', class: 'brittleness', severity: 'info',
+  title: 'A test requires a directory to hold exactly a given set of files',
+  *check(ctx) {
+    for (const { tf, a, sorted } of listingComparisons(ctx)) {
+      if (!sorted) continue;
+      yield { file: tf.file, range: ctx.range(tf.file, a.start, a.end), message: 'The directory must contain exactly these entries: a build artifact, a backup or a scratch file the agent leaves fails the test. Check that the required files are present (subset) unless "no other files" is stated.' };
+    }
+  },
+};
+
+export const clockTimezoneDependence: StaticRule = {
+  id: 'clock-timezone-dependence', class: 'brittleness', severity: 'info',
+  title: 'A test derives expected values from the current local date or time',
+  *check(ctx) {
+    for (const tf of tests(ctx)) {
+      for (const fn of tf.functions.filter((f) => f.isTest)) {
+        for (const c of own(fn, 'call')) {
+          const name = calleeName(tf.tree, c);
+          if (!/^((datetime\.)?(datetime|date)\.(now|today)|time\.(localtime|strftime|ctime))$/.test(name)) continue;
+          if (name.endsWith('.now') && callArgs(c).length > 0) continue;
+          yield { file: tf.file, range: ctx.range(tf.file, c.start, c.end), message: `\`${name}()\` depends on the container's clock and TZ: expected values drift across midnight and time zones. Fix the time (an injected clock, \`TZ=UTC\`) or compare within a window.` };
+          break;
+        }
+      }
+    }
+  },
+};
+
+const SUBPROCESS = /^(subprocess\.\w+|os\.system|os\.popen|run|check_output|check_call|Popen|pexpect\.spawn|pexpect\.run)$/;
+const IO = /^(open|io\.open|Path|pathlib\.Path|os\.path\.\w+|os\.\w+|shutil\.\w+|json\.load|yaml\.\w+|csv\.\w+|requests\.\w+|urllib\.request\.\w+|socket\.\w+|sqlite3\.connect|importlib\.\w+|__import__|glob\.\w+|pd\.\w+|pandas\.\w+|np\.load\w*|numpy\.load\w*|httpx\.\w+|http\.client\.\w+|psycopg2\.connect|redis\.\w+)$/;
+
+export const nonInvokingTest: StaticRule = {
+  id: 'non-invoking-test', class: 'misalignment', severity: 'info',
+  title: 'A test never touches anything the agent produced',
+  *check(ctx) {
+    for (const tf of tests(ctx)) {
+      const moduleNames = new Set<string>();
+      for (const asg of descendants(tf.tree.root, 'assignment', skipNestedScopes)) {
+        const left = childByField(asg, 'left');
+        if (left?.type === 'identifier') moduleNames.add(text(tf.tree, left));
+      }
+      const imported = new Set<string>();
+      for (const imp of descendants(tf.tree.root, new Set(['import_statement', 'import_from_statement']))) {
+        for (const id of descendants(imp, 'identifier')) imported.add(text(tf.tree, id));
+      }
+      const helperNames = new Set(tf.functions.filter((f) => !f.isTest).map((f) => f.name));
+      for (const fn of tf.functions.filter((f) => f.isTest)) {
+        if (asserts(fn).length === 0 || fn.params.some((p) => p !== 'self')) continue;
+        let touches = false;
+        walk(fn.body, (n) => {
+          if (touches) return;
+          if (n.type === 'call') {
+            const name = calleeName(tf.tree, n);
+            const root = name.split(/[.(]/)[0] ?? '';
+            if (SUBPROCESS.test(name) || IO.test(name) || helperNames.has(name) || /\.(read_text|read_bytes|open|exists|stat|iterdir|glob)$/.test(name)) touches = true;
+            else if (imported.has(root) && !/^(re|math|json|itertools|functools|collections|string|random|statistics|decimal|fractions|typing|dataclasses|hashlib|base64)$/.test(root)) touches = true;
+          } else if (n.type === 'identifier' && moduleNames.has(text(tf.tree, n))) touches = true;
+          else if (n.type === 'string' && /^\/|\.\w{1,5}$/.test(stringValue(tf.tree, n) ?? '')) touches = true;
+          else if (n.type === 'attribute' && /^self\./.test(text(tf.tree, n))) touches = true;
+        }, skipNestedScopes);
+        if (touches) continue;
+        yield { file: tf.file, range: fnRange(ctx, tf, fn), message: `${fn.name} reads no file, runs no program and imports nothing the agent wrote: it passes (or fails) whatever the agent did.` };
+      }
+    }
+  },
+};
+
+const EXPECTED_NAME = /(expected|golden|ground[_-]?truth|answer|reference)[^/]*$/i;
+
+export const expectedFromAgentWritablePath: StaticRule = {
+  id: 'expected-from-agent-writable-path', class: 'misalignment', severity: 'warning',
+  title: 'The expected value is read from a file the agent can overwrite',
+  *check(ctx) {
+    for (const tf of tests(ctx)) {
+      for (const s of stringLiterals(tf.tree)) {
+        const v = s.value;
+        if (!v.startsWith('/') || !EXPECTED_NAME.test(v) || !ctx.isAgentWritable(v)) continue;
+        yield { file: tf.file, range: ctx.range(tf.file, s.node.start, s.node.end), message: `The tests read ${v} as the expected answer, but it lives where the agent writes: the agent can replace it (or copy it into its output). Ship expected values under tests/.` };
+      }
+    }
+  },
+};
+
+/** For the cross-file rules: plain string literals of every test file. */
+export function testStrings(ctx: AuditContext): { file: string; node: SyntaxNode; value: string; tree: SyntaxTree }[] {
+  const out: { file: string; node: SyntaxNode; value: string; tree: SyntaxTree }[] = [];
+  for (const tf of tests(ctx)) for (const s of stringLiterals(tf.tree)) out.push({ file: tf.file, node: s.node, value: s.value, tree: tf.tree });
+  return out;
+}
+
+export function testFunctionsOf(ctx: AuditContext): readonly TestFile[] {
+  return tests(ctx);
+}
+
+export type { Report };

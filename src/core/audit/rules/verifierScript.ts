@@ -1,0 +1,337 @@
+import type { Fix, TextEdit } from '../../model/finding';
+import type { Range } from '../../model/positions';
+import { effectiveWords, optionsAt, type ShellCommand, type ShellScript } from '../../parse/shell';
+import type { AuditContext } from '../context';
+import type { Report, StaticRule } from '../rule';
+import { downloadOf, installOf, isPytestCommand, isRemoteUrl, isTestCommand, rewardWriteOf } from './commands';
+
+const HARBOR_REWARD = /^\/logs\/verifier\/reward\.(txt|json)$/;
+
+function* scripts(ctx: AuditContext): Generator<{ file: string; script: ShellScript }> {
+  for (const file of ctx.verifierScripts) {
+    const script = ctx.shell(file);
+    if (script) yield { file, script };
+  }
+}
+
+function cmdRange(ctx: AuditContext, file: string, cmd: ShellCommand): Range {
+  return ctx.range(file, cmd.start, cmd.end);
+}
+
+function verifierHasNetwork(ctx: AuditContext): boolean {
+  const modes = [ctx.task.environment.networkMode, ctx.task.agent.networkMode];
+  return modes.some((m) => m !== undefined && m !== 'none');
+}
+
+/** Moves `pip install pkg==v` from the verifier into the Dockerfile (appends a RUN line). */
+function moveInstallFix(ctx: AuditContext, file: string, cmd: ShellCommand, specs: readonly string[]): Fix | undefined {
+  const dockerfile = ctx.task.environment.dockerfile;
+  const dfText = ctx.text(dockerfile);
+  if (!dockerfile || dfText === undefined || cmd.pipeline || cmd.conditional || cmd.guarded) return undefined;
+  const lines = ctx.lines(file);
+  const start = lines.positionAt(cmd.start);
+  const lineText = lines.text.slice(lines.offsetAt({ line: start.line, character: 0 }), lines.offsetAt(lines.lineRange(start.line).end));
+  // Only whole-line commands: removing part of a `a && b` line is not mechanical.
+  if (lineText.trim() !== lines.text.slice(cmd.start, cmd.end).trim()) return undefined;
+  const dfLines = ctx.lines(dockerfile);
+  const end = dfLines.positionAt(dfText.length);
+  const sep = dfText.endsWith('\n') || dfText.length === 0 ? '' : '\n';
+  const edits: TextEdit[] = [
+    { file, range: { start: { line: start.line, character: 0 }, end: { line: start.line + 1, character: 0 } }, newText: '' },
+    { file: dockerfile, range: { start: end, end }, newText: `${sep}RUN pip install --no-cache-dir ${specs.join(' ')}\n` },
+  ];
+  return { title: `Install ${specs.join(' ')} in the image instead of at test time`, edits, preferred: false };
+}
+
+export const testTimeNetworkInstall: StaticRule = {
+  id: 'test-time-network-install', class: 'brittleness', severity: 'warning', fixable: true,
+  title: 'The verifier installs packages or downloads files while grading',
+  *check(ctx) {
+    const severity = verifierHasNetwork(ctx) ? 'info' : 'warning';
+    for (const { file, script } of scripts(ctx)) {
+      for (const cmd of script.commands) {
+        const inst = installOf(cmd);
+        if (inst && (inst.packages.length > 0 || inst.fromFile)) {
+          const pinnedPip = inst.manager === 'pip' && inst.packages.length > 0 && inst.packages.every((p) => p.pinned) && !inst.fromFile;
+          const fix = pinnedPip ? moveInstallFix(ctx, file, cmd, inst.packages.map((p) => p.spec)) : undefined;
+          yield {
+            file, range: cmdRange(ctx, file, cmd), severity,
+            message: `The verifier runs \`${inst.manager} install\` at grading time: the reward then depends on the package index being reachable. Install test dependencies in the image.`,
+            ...(fix ? { fix } : {}),
+          };
+          continue;
+        }
+        const dl = downloadOf(cmd);
+        if (dl) {
+          yield {
+            file, range: cmdRange(ctx, file, cmd), severity,
+            message: `The verifier ${dl.kind === 'clone' ? 'clones' : 'downloads'} ${dl.url} at grading time: an outage or rate limit turns into reward 0.`,
+          };
+        }
+      }
+    }
+  },
+};
+
+export const unpinnedTestDependency: StaticRule = {
+  id: 'unpinned-test-dependency', class: 'brittleness', severity: 'warning',
+  title: 'The verifier installs a dependency without pinning its version',
+  *check(ctx) {
+    for (const { file, script } of scripts(ctx)) {
+      for (const cmd of script.commands) {
+        const inst = installOf(cmd);
+        if (inst && inst.manager !== 'apt') {
+          for (const p of inst.packages.filter((x) => !x.pinned)) {
+            const w = cmd.args[p.argIndex];
+            yield {
+              file, range: w ? ctx.range(file, w.start, w.end) : cmdRange(ctx, file, cmd),
+              message: `\`${p.spec}\` is installed at test time without a version: the verifier changes whenever a new release appears. Pin it (\`${p.name}==<version>\`).`,
+            };
+          }
+        }
+        const dl = downloadOf(cmd);
+        if (dl && (/\/raw\/(master|main)\/|refs\/heads\/|\/(master|main)\/|\/latest\//.test(dl.url))) {
+          yield { file, range: cmdRange(ctx, file, cmd), message: `${dl.url} points at a moving branch or "latest": the downloaded content changes over time. Use a tag or commit SHA.` };
+        } else if (dl?.kind === 'clone') {
+          const w = effectiveWords(cmd);
+          const pinnedClone = w.includes('--branch') || w.includes('-b') || script.commands.some((c) => c.start > cmd.start && c.name === 'git' && c.args.some((a) => a.value === 'checkout'));
+          if (!pinnedClone) yield { file, range: cmdRange(ctx, file, cmd), message: `\`git clone ${dl.url}\` takes whatever the default branch holds at grading time. Clone a tag (\`--branch <tag>\`) or check out a commit.` };
+        }
+      }
+    }
+  },
+};
+
+/** The reward is decided from the test command's status (Harbor verifiers write their own reward). */
+function writesRewardFromStatus(ctx: AuditContext): boolean {
+  return ctx.task.format === 'harbor';
+}
+
+export const exitCodeMasking: StaticRule = {
+  id: 'exit-code-masking', class: 'misalignment', severity: 'error', fixable: true,
+  title: 'The test command\'s failure is discarded (`|| true`) before the reward is decided',
+  *check(ctx) {
+    if (!writesRewardFromStatus(ctx)) return;
+    for (const { file, script } of scripts(ctx)) {
+      for (const cmd of script.commands) {
+        if (!isTestCommand(cmd) || !cmd.orTrue) continue;
+        const later = script.tree.text.slice(cmd.end);
+        if (!/\$\?|reward/.test(later)) continue;
+        const src = script.tree.text;
+        const tail = /^([^|\n]*?)(\s*\|\|\s*(true|:|exit\s+0))/.exec(src.slice(cmd.end));
+        const fix: Fix | undefined = tail && !cmd.pipeline
+          ? { title: 'Remove `|| true`', preferred: false, edits: [{ file, range: ctx.range(file, cmd.end + (tail[1]?.length ?? 0), cmd.end + tail[0].length), newText: '' }] }
+          : undefined;
+        yield {
+          file, range: cmdRange(ctx, file, cmd),
+          message: 'The test command ends in `|| true`, so the status the reward is decided from is always 0: failing work gets reward 1.',
+          ...(fix ? { fix } : {}),
+        };
+      }
+    }
+  },
+};
+
+function pipefailFix(ctx: AuditContext, file: string): Fix {
+  const text = ctx.text(file) ?? '';
+  const line = text.startsWith('#!') ? 1 : 0;
+  return { title: 'Add `set -o pipefail`', preferred: true, edits: [{ file, range: { start: { line, character: 0 }, end: { line, character: 0 } }, newText: 'set -o pipefail\n' }] };
+}
+
+export const pipelineStatusMasked: StaticRule = {
+  id: 'pipeline-status-masked', class: 'misalignment', severity: 'error', fixable: true,
+  title: 'The test command is piped (`| tee`) without `pipefail`, so its failure is lost',
+  *check(ctx) {
+    if (!writesRewardFromStatus(ctx)) return;
+    for (const { file, script } of scripts(ctx)) {
+      for (const cmd of script.commands) {
+        if (!isTestCommand(cmd) || !cmd.pipeline || cmd.pipeline.index === cmd.pipeline.length - 1) continue;
+        if (optionsAt(script, cmd.start).pipefail) continue;
+        const later = script.tree.text.slice(cmd.end);
+        if (!(cmd.guarded || optionsAt(script, cmd.start).errexit || /\$\?|PIPESTATUS/.test(later))) continue;
+        if (/PIPESTATUS/.test(later)) continue;
+        yield {
+          file, range: cmdRange(ctx, file, cmd),
+          message: 'The pipeline\'s status is that of its last command, not of the tests: without `set -o pipefail` failing tests still give reward 1.',
+          fix: pipefailFix(ctx, file),
+        };
+      }
+    }
+  },
+};
+
+export const unconditionalReward: StaticRule = {
+  id: 'unconditional-reward', class: 'misalignment', severity: 'error',
+  title: 'The verifier writes reward 1 whatever the tests say',
+  *check(ctx) {
+    if (ctx.task.format !== 'harbor') return;
+    for (const { file, script } of scripts(ctx)) {
+      for (const cmd of script.commands) {
+        const rw = rewardWriteOf(cmd);
+        if (!rw || rw.value === undefined || !/^(1(\.0+)?|\{.*:\s*1(\.0+)?\s*\})$/.test(rw.value)) continue;
+        if (cmd.conditional || cmd.guarded || cmd.inFunction) continue;
+        if (optionsAt(script, cmd.start).errexit) continue;
+        const before = script.commands.filter((c) => c.end <= cmd.start);
+        // Any earlier exit path (`|| exit 1`, an `if … exit`) means reaching this line proves something.
+        if (before.some((c) => c.name === 'exit' || c.name === 'return')) continue;
+        yield {
+          file, range: cmdRange(ctx, file, cmd),
+          message: 'Reward 1 is written on every path through the script, whatever the tests decided: a null agent gets full reward.',
+        };
+      }
+    }
+  },
+};
+
+export const rewardNotWrittenOnFailure: StaticRule = {
+  id: 'reward-not-written-on-failure', class: 'infra', severity: 'warning',
+  title: '`set -e` stops the verifier before it writes reward 0',
+  *check(ctx) {
+    if (ctx.task.format !== 'harbor') return;
+    for (const { file, script } of scripts(ctx)) {
+      const rewards = script.commands.filter((c) => rewardWriteOf(c));
+      if (rewards.length === 0) continue;
+      for (const cmd of script.commands) {
+        if (!isTestCommand(cmd) || cmd.guarded || cmd.orTrue || cmd.conditional || cmd.inSubstitution) continue;
+        const opts = optionsAt(script, cmd.start);
+        if (!opts.errexit) continue;
+        if (cmd.pipeline && !opts.pipefail && cmd.pipeline.index < cmd.pipeline.length - 1) continue;
+        if (!rewards.some((r) => r.start > cmd.end)) continue;
+        if (script.commands.some((c) => c.name === 'trap' && /EXIT|ERR/.test(c.args.map((a) => a.value).join(' ')))) continue;
+        yield {
+          file, range: cmdRange(ctx, file, cmd),
+          message: 'With `set -e` in effect, a failing test run exits the script here, before the reward is written: the trial ends without a reward instead of with 0.',
+        };
+      }
+    }
+  },
+};
+
+export const rewardPathMismatch: StaticRule = {
+  id: 'reward-path-mismatch', class: 'infra', severity: 'error',
+  title: 'The reward is written somewhere the harness does not read',
+  *check(ctx) {
+    if (ctx.task.format !== 'harbor') return;
+    for (const { file, script } of scripts(ctx)) {
+      for (const cmd of script.commands) {
+        const rw = rewardWriteOf(cmd);
+        if (!rw || !rw.target.startsWith('/') || rw.target.includes('$')) continue;
+        if (HARBOR_REWARD.test(rw.target)) continue;
+        yield { file, range: cmdRange(ctx, file, cmd), message: `The reward goes to ${rw.target}, but the harness reads /logs/verifier/reward.txt (or reward.json).` };
+      }
+    }
+  },
+};
+
+export const noRewardWritten: StaticRule = {
+  id: 'no-reward-written', class: 'infra', severity: 'error',
+  title: 'Nothing in the verifier writes a reward file',
+  *check(ctx) {
+    if (ctx.task.format !== 'harbor') return;
+    const entry = ctx.task.verifier.entry;
+    if (ctx.text(entry) === undefined) return;
+    const tests = ctx.task.verifier.testsDir || 'tests';
+    const any = ctx.textFiles().some((f) => (f === entry || f.startsWith(`${tests}/`)) && /reward/i.test(ctx.text(f) ?? ''));
+    if (any) return;
+    yield { file: entry, message: `${entry} never writes /logs/verifier/reward.txt (or reward.json), and no file under ${tests}/ mentions a reward: every trial ends without a verdict.` };
+  },
+};
+
+function iniHasRA(ctx: AuditContext): boolean {
+  return ctx.textFiles().some((f) => /(pytest\.ini|pyproject\.toml|setup\.cfg|tox\.ini)$/.test(f) && /addopts[^\n]*-r\w*[AP]/.test(ctx.text(f) ?? ''));
+}
+
+export const tb1MissingRA: StaticRule = {
+  id: 'tb1-missing-ra', class: 'infra', severity: 'error', fixable: true,
+  title: 'Terminal-Bench 1 pytest parser: pytest runs without `-rA`',
+  *check(ctx) {
+    if (ctx.task.format !== 'tb1' || (ctx.task.verifier.parserName ?? 'pytest') !== 'pytest') return;
+    if (iniHasRA(ctx)) return;
+    for (const { file, script } of scripts(ctx)) {
+      for (const cmd of script.commands) {
+        if (!isPytestCommand(cmd)) continue;
+        const ws = cmd.args.map((a) => a.value);
+        if (ws.some((w) => /^-r\w*[AP]/.test(w) || w === '--co' || w === '--collect-only')) continue;
+        const pyWord = [cmd.nameWord, ...cmd.args].find((a) => /(^|\/)(pytest|py\.test)$/.test(a.value) || a.value === 'pytest');
+        const at = pyWord ? ctx.range(file, pyWord.end, pyWord.end) : undefined;
+        yield {
+          file, range: cmdRange(ctx, file, cmd),
+          message: 'The Terminal-Bench 1 pytest parser reads the "short test summary" lines, which list passing tests only with `-rA`: without it every test counts as failed.',
+          ...(at ? { fix: { title: 'Add `-rA`', preferred: true, edits: [{ file, range: at, newText: ' -rA' }] } } : {}),
+        };
+      }
+    }
+  },
+};
+
+export const pytestCollectionHijack: StaticRule = {
+  id: 'pytest-collection-hijack', class: 'misalignment', severity: 'warning',
+  title: 'pytest collects from a folder the agent can write (conftest.py / pytest.ini planting)',
+  *check(ctx) {
+    for (const { file, script } of scripts(ctx)) {
+      for (const cmd of script.commands) {
+        if (!isPytestCommand(cmd)) continue;
+        const ws = cmd.args.map((a) => a.value);
+        const targets = ws.filter((w) => !w.startsWith('-') && /(\.py$|\/|^tests?$)/.test(w) && !w.includes('reward') && !w.includes('/logs/'));
+        const hardened = ws.includes('--noconftest') && ws.some((w) => w === '-c' || w.startsWith('--config-file'));
+        if (hardened) continue;
+        const writable = targets.find((t) => t.startsWith('/') && ctx.isAgentWritable(t));
+        if (writable) {
+          yield { file, range: cmdRange(ctx, file, cmd), message: `pytest collects ${writable}, which the agent can write: a planted conftest.py or pytest.ini there can skip every test and make pytest exit 0. Copy the tests to /tests at verification time and run with \`--noconftest -c /dev/null\`.` };
+          continue;
+        }
+        const rootdir = ws.find((w) => w.startsWith('--rootdir'))?.split('=')[1] ?? (ws.includes('--rootdir') ? ws[ws.indexOf('--rootdir') + 1] : undefined);
+        if (rootdir && ctx.isAgentWritable(rootdir)) {
+          yield { file, range: cmdRange(ctx, file, cmd), message: `\`--rootdir ${rootdir}\` is agent-writable: an ini file planted there configures the verifier's pytest.` };
+        }
+      }
+    }
+  },
+};
+
+export const verifierRunsAgentWritableCode: StaticRule = {
+  id: 'verifier-runs-agent-writable-code', class: 'misalignment', severity: 'warning',
+  title: 'The verifier runs a test script that lives in the agent\'s workspace',
+  *check(ctx) {
+    for (const { file, script } of scripts(ctx)) {
+      for (const cmd of script.commands) {
+        const w = effectiveWords(cmd);
+        const n = w[0] ?? '';
+        const target = /^(bash|sh|python3?|make)$/.test(n) ? w.slice(1).find((x) => !x.startsWith('-')) : n.includes('/') ? n : cmd.nameWord.value;
+        if (!target || !target.startsWith('/') || !ctx.isAgentWritable(target)) continue;
+        if (!/(test|check|verif|grade|judge|eval)[^/]*$/i.test(target)) continue;
+        yield { file, range: cmdRange(ctx, file, cmd), message: `The verifier runs ${target}, which sits where the agent can rewrite it: the agent can make the judge say yes.` };
+      }
+    }
+  },
+};
+
+export const missingTestDepsInImage: StaticRule = {
+  id: 'missing-test-deps-in-image', class: 'brittleness', severity: 'warning',
+  title: 'The verifier runs pytest, but nothing installs it',
+  *check(ctx) {
+    const df = ctx.dockerfile();
+    if (!df) return;
+    if (df.froms.some((f) => /t-bench|terminal-bench|pytest|harbor/i.test(f.image))) return;
+    const installedSomewhere = /pytest/.test(df.text) || ctx.verifierScripts.some((f) => {
+      const s = ctx.shell(f);
+      return s?.commands.some((c) => installOf(c)?.packages.some((p) => p.name.includes('pytest')) || /setup-uv-pytest|uvx/.test(c.nameWord.value + c.args.map((a) => a.value).join(' '))) ?? false;
+    });
+    if (installedSomewhere) return;
+    for (const { file, script } of scripts(ctx)) {
+      const cmd = script.commands.find((c) => isPytestCommand(c) && !/^uvx?$/.test(effectiveWords(c)[0] ?? ''));
+      if (!cmd) continue;
+      yield { file, range: cmdRange(ctx, file, cmd), message: 'pytest is run here, but neither the Dockerfile nor the verifier installs it: the oracle scores 0 unless the base image happens to carry it.', related: ctx.task.environment.dockerfile ? [{ file: ctx.task.environment.dockerfile, message: 'no pytest install in the image' }] : [] };
+      return;
+    }
+  },
+};
+
+/** Exported for the Python rules: remote URLs in a script's words. */
+export function remoteWords(cmd: ShellCommand): boolean {
+  return cmd.args.some((a) => isRemoteUrl(a.value));
+}
+
+export function reportsOf(list: Iterable<Report>): Report[] {
+  return [...list];
+}

@@ -1,0 +1,59 @@
+import type { TrialRecord } from '../results/trial';
+import { recordTaskId } from './fromRecords';
+
+/**
+ * Tasks that validation showed to be broken — the oracle fails, the environment does not build, or
+ * doing nothing passes — keyed by task id and by path, with a short reason. Rollouts on such a task
+ * say nothing about the policy, so the band calls it `broken` whatever the policy scored.
+ */
+export function brokenFromValidationTrials(records: readonly TrialRecord[]): Map<string, string> {
+  const reasons = new Map<string, Set<string>>();
+  const paths = new Map<string, string>();
+  const add = (r: TrialRecord, why: string): void => {
+    const id = recordTaskId(r);
+    paths.set(id, r.task);
+    const s = reasons.get(id) ?? new Set<string>();
+    s.add(why);
+    reasons.set(id, s);
+  };
+  for (const r of records) {
+    if (r.outcome === 'infra-error') {
+      if (r.infra?.kind === 'build-failed') add(r, 'build fails');
+      continue;
+    }
+    if (r.outcome === 'cancelled') continue;
+    if (r.agent === 'oracle' && r.outcome !== 'passed') add(r, 'oracle fails');
+    if (r.agent === 'nop' && r.outcome === 'passed') add(r, 'nop passes');
+  }
+  const out = new Map<string, string>();
+  for (const [id, why] of reasons) {
+    const text = [...why].sort().join(', ');
+    out.set(id, text);
+    out.set(paths.get(id)!, text);
+  }
+  return out;
+}
+
+interface ValidateJsonTask {
+  readonly id?: unknown;
+  readonly path?: unknown;
+  readonly verdict?: unknown;
+  readonly checks?: unknown;
+}
+
+/** Broken tasks from `taskwright validate --format json` output: verdict `invalid` or `misaligned`. */
+export function brokenFromValidateJson(value: unknown): Map<string, string> {
+  const out = new Map<string, string>();
+  const tasks = (value as { tasks?: unknown } | null)?.tasks;
+  if (!Array.isArray(tasks)) return out;
+  for (const t of tasks as ValidateJsonTask[]) {
+    if (t.verdict !== 'invalid' && t.verdict !== 'misaligned') continue;
+    const failed = Array.isArray(t.checks)
+      ? (t.checks as { name?: unknown; status?: unknown }[]).filter((c) => c.status === 'fail').map((c) => String(c.name))
+      : [];
+    const why = `${t.verdict}${failed.length ? ` (${failed.join(', ')} failed)` : ''}`;
+    if (typeof t.id === 'string') out.set(t.id, why);
+    if (typeof t.path === 'string') out.set(t.path, why);
+  }
+  return out;
+}

@@ -1,0 +1,60 @@
+import { BANDS, type BandReport, type ModelBandReport, type TaskBandRow } from './types';
+
+const pct = (x: number | null | undefined): string => (x === null || x === undefined ? '—' : `${(x * 100).toFixed(1)}%`);
+const num3 = (x: number | null | undefined): string => (x === null || x === undefined ? '' : x.toFixed(4));
+
+function modelTitle(m: ModelBandReport): string {
+  return `${m.model}${m.checkpoint !== undefined ? ` @ ${m.checkpoint}` : ''}${m.agent && m.agent !== m.model ? ` (${m.agent})` : ''}`;
+}
+
+function taskLine(t: TaskBandRow, k: number): string {
+  const extra = [
+    t.infraErrors ? `${t.infraErrors} infra` : '',
+    t.possiblyInfra ? `${t.possiblyInfra} possibly infra` : '',
+    t.pending ? 'attempts not all in' : '',
+    t.brokenReason ?? '',
+  ].filter(Boolean).join('; ');
+  return `  ${t.band.padEnd(12)} ${`${t.successes}/${t.attempts}`.padStart(6)}  pass@1 ${pct(t.passAt1).padStart(6)}  pass@${k} ${pct(t.passAtK).padStart(6)}  ${t.id}${extra ? `  (${extra})` : ''}`;
+}
+
+/** Human-readable report: per model a summary line, band counts, then one line per task. */
+export function renderBandText(report: BandReport, options: { readonly tasks?: boolean } = {}): string {
+  const lines: string[] = [];
+  const th = report.thresholds;
+  lines.push(`pass@${report.k}${th ? `, band on success rate: too hard ≤ ${th.low}, too easy ≥ ${th.high}` : ''}`);
+  if (report.models.length === 0) lines.push('no rollout trials found');
+  for (const m of report.models) {
+    lines.push('');
+    const iv = m.interval ? ` [${pct(m.interval[0])}, ${pct(m.interval[1])}]` : '';
+    lines.push(`${modelTitle(m)}: mean pass@${report.k} ${pct(m.meanPassAtK)}${iv} over ${m.tasks.filter((t) => t.passAtK !== null).length} task(s); infra errors ${m.infraErrors} (not counted as attempts)`);
+    lines.push(`  ${BANDS.map((b) => `${b} ${m.counts[b]}`).join(' · ')}`);
+    if (options.tasks !== false) for (const t of m.tasks) lines.push(taskLine(t, report.k));
+  }
+  for (const s of report.series ?? []) {
+    lines.push('');
+    lines.push(`${s.model} over checkpoints: ${s.points.map((p) => `${p.checkpoint} ${pct(p.meanPassAtK)}`).join(' → ')}`);
+    lines.push(s.saturated ? `  SATURATED — ${s.reason ?? ''}` : '  not saturated');
+  }
+  return lines.join('\n');
+}
+
+function csvCell(v: string | number | null | undefined): string {
+  if (v === null || v === undefined) return '';
+  const s = String(v);
+  return /[",\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
+}
+
+/** One row per (model, checkpoint, task). */
+export function renderBandCsv(report: BandReport): string {
+  const head = ['model', 'checkpoint', 'task', 'path', 'attempts', 'successes', 'infra_errors', 'possibly_infra', 'pass_at_1', `pass_at_${report.k}`, 'wilson_low', 'wilson_high', 'band', 'pending'];
+  const rows = [head.join(',')];
+  for (const m of report.models) {
+    for (const t of m.tasks) {
+      rows.push([
+        m.model, m.checkpoint ?? '', t.id, t.path, t.attempts, t.successes, t.infraErrors, t.possiblyInfra ?? 0,
+        num3(t.passAt1), num3(t.passAtK), num3(t.interval?.[0]), num3(t.interval?.[1]), t.band, t.pending ? 'yes' : '',
+      ].map(csvCell).join(','));
+    }
+  }
+  return `${rows.join('\n')}\n`;
+}

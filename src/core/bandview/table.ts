@@ -1,0 +1,74 @@
+import { BANDS, type Band, type TaskBandRow } from '../band/types';
+import type { SortColumn, SortDir } from '../protocol/bandPanel';
+
+export interface TableQuery {
+  readonly sort: { readonly column: SortColumn; readonly dir: SortDir };
+  /** Case-insensitive substring of the task id or path; whitespace-separated words must all match. */
+  readonly filter: string;
+  /** Bands shown; empty or absent = all. */
+  readonly bands?: readonly Band[];
+  /** Only these task ids (a selection made in a chart); absent = all. */
+  readonly only?: ReadonlySet<string>;
+}
+
+const BAND_ORDER: Readonly<Record<Band, number>> = Object.fromEntries(BANDS.map((b, i) => [b, i])) as Record<Band, number>;
+
+type Key = (row: TaskBandRow, band: Band) => number | string | null;
+const KEYS: Readonly<Record<SortColumn, Key>> = {
+  id: (r) => r.id,
+  attempts: (r) => r.attempts,
+  successes: (r) => r.successes,
+  infraErrors: (r) => r.infraErrors,
+  passAt1: (r) => r.passAt1,
+  passAtK: (r) => r.passAtK,
+  band: (_r, b) => BAND_ORDER[b],
+};
+
+const collator = new Intl.Collator('en', { numeric: true, sensitivity: 'base' });
+
+/**
+ * Indices of `rows` that pass the query, in display order. Sorting is stable (ties keep the id order)
+ * and missing values (null pass@k of a task without valid attempts) go last in either direction.
+ * Returns indices, not rows, so the virtualised table and the reclassified bands share one array.
+ */
+export function queryRows(rows: readonly TaskBandRow[], bands: readonly Band[], q: TableQuery): number[] {
+  const words = q.filter.toLowerCase().split(/\s+/).filter(Boolean);
+  const allowed = q.bands && q.bands.length > 0 ? new Set(q.bands) : undefined;
+  const idx: number[] = [];
+  for (let i = 0; i < rows.length; i++) {
+    const r = rows[i]!;
+    if (allowed && !allowed.has(bands[i]!)) continue;
+    if (q.only && !q.only.has(r.id)) continue;
+    if (words.length > 0) {
+      const hay = `${r.id}\n${r.path}`.toLowerCase();
+      if (!words.every((w) => hay.includes(w))) continue;
+    }
+    idx.push(i);
+  }
+  const key = KEYS[q.sort.column];
+  const sign = q.sort.dir === 'asc' ? 1 : -1;
+  // Keys are computed once per row: sorting 10,000 rows calls the comparator ~130,000 times.
+  const keys = new Array<number | string | null>(rows.length);
+  for (const i of idx) keys[i] = key(rows[i]!, bands[i]!);
+  idx.sort((a, b) => {
+    const ka = keys[a]!, kb = keys[b]!;
+    if (ka === null || kb === null) {
+      if (ka !== kb) return ka === null ? 1 : -1;
+    } else if (ka !== kb) {
+      const c = typeof ka === 'number' && typeof kb === 'number' ? ka - kb : collator.compare(String(ka), String(kb));
+      if (c !== 0) return sign * c;
+    }
+    return collator.compare(rows[a]!.id, rows[b]!.id) || a - b;
+  });
+  return idx;
+}
+
+/** The rows a virtualised list must render for a scroll position: [start, end) with overscan. */
+export function visibleRange(scrollTop: number, viewportHeight: number, rowHeight: number, total: number, overscan = 8): { start: number; end: number } {
+  if (total <= 0 || rowHeight <= 0) return { start: 0, end: 0 };
+  const first = Math.floor(Math.max(0, scrollTop) / rowHeight);
+  const count = Math.ceil(Math.max(0, viewportHeight) / rowHeight) + 1;
+  const start = Math.max(0, Math.min(total, first - overscan));
+  const end = Math.min(total, first + count + overscan);
+  return { start, end: Math.max(start, end) };
+}

@@ -1,0 +1,88 @@
+import { promises as fs } from 'node:fs';
+import path from 'node:path';
+
+/** Folders never listed as task files: VCS data, dependencies, Taskwright's own state. */
+export const SKIPPED_FOLDERS: ReadonlySet<string> = new Set(['.git', 'node_modules', '.taskwright']);
+
+/** Bounds that keep a pathological folder (a checked-in dataset, a venv) from stalling the loader. */
+export const FILE_LIMITS = { maxDepth: 8, maxFiles: 5000, maxReadBytes: 4 * 1024 * 1024 } as const;
+
+/** Reads task files, preferring unsaved editor text (the overlay) over disk. */
+export class TaskFiles {
+  private readonly overlay: ReadonlyMap<string, string>;
+
+  constructor(readonly dir: string, overlay?: ReadonlyMap<string, string>) {
+    const normalized = new Map<string, string>();
+    for (const [p, text] of overlay ?? []) normalized.set(path.resolve(p), text);
+    this.overlay = normalized;
+  }
+
+  abs(rel: string): string {
+    return path.join(this.dir, ...rel.split('/'));
+  }
+
+  /** File text, or undefined when it does not exist, is not a file or cannot be read. */
+  async read(rel: string): Promise<{ text: string } | { tooLarge: number } | undefined> {
+    const abs = this.abs(rel);
+    const o = this.overlay.get(abs);
+    if (o !== undefined) return { text: o };
+    try {
+      const st = await fs.stat(abs);
+      if (!st.isFile()) return undefined;
+      if (st.size > FILE_LIMITS.maxReadBytes) return { tooLarge: st.size };
+      return { text: await fs.readFile(abs, 'utf8') };
+    } catch {
+      return undefined;
+    }
+  }
+
+  async isFile(rel: string): Promise<boolean> {
+    if (this.overlay.has(this.abs(rel))) return true;
+    try {
+      return (await fs.stat(this.abs(rel))).isFile();
+    } catch {
+      return false;
+    }
+  }
+
+  async isDir(rel: string): Promise<boolean> {
+    try {
+      return (await fs.stat(this.abs(rel))).isDirectory();
+    } catch {
+      return false;
+    }
+  }
+
+  /**
+   * Every file of the task folder, relative with POSIX separators, sorted. Symlinked folders are not
+   * followed (they may loop or leave the task); symlinks themselves are listed like files.
+   */
+  async list(): Promise<string[]> {
+    const out = new Set<string>();
+    const walk = async (rel: string, depth: number): Promise<void> => {
+      if (depth > FILE_LIMITS.maxDepth || out.size >= FILE_LIMITS.maxFiles) return;
+      let entries;
+      try {
+        entries = await fs.readdir(rel ? this.abs(rel) : this.dir, { withFileTypes: true });
+      } catch {
+        return;
+      }
+      entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+      for (const e of entries) {
+        if (out.size >= FILE_LIMITS.maxFiles) return;
+        const child = rel ? `${rel}/${e.name}` : e.name;
+        if (e.isDirectory()) {
+          if (!SKIPPED_FOLDERS.has(e.name)) await walk(child, depth + 1);
+        } else {
+          out.add(child);
+        }
+      }
+    };
+    await walk('', 0);
+    for (const abs of this.overlay.keys()) {
+      const rel = path.relative(this.dir, abs);
+      if (rel && !rel.startsWith('..') && !path.isAbsolute(rel)) out.add(rel.split(path.sep).join('/'));
+    }
+    return [...out].sort();
+  }
+}

@@ -1,0 +1,182 @@
+import { LineIndex } from '../model/positions';
+import type { Task } from '../model/task';
+import { ConfigReader } from './configReader';
+import type { TaskFiles } from './files';
+import { readConfig } from './parseConfig';
+import type { ProblemSink } from './problems';
+import { HARBOR_KEYS, reportUnknownKeys } from './schema';
+import { isRecord } from './sourceMap';
+import { DIFFICULTIES, TB1_DEFAULTS } from './tb1';
+
+/** Harbor defaults, as in harbor's models/task/config.py (agent timeout: Harbor's own 600 s default). */
+export const HARBOR_DEFAULTS = { verifierTimeoutSec: 600, agentTimeoutSec: 600, buildTimeoutSec: 600 } as const;
+
+export const HARBOR_SCHEMA_VERSIONS: readonly string[] = ['1.0', '1.1', '1.2', '1.3'];
+export const HARBOR_NETWORK_MODES: readonly string[] = ['public', 'no-network', 'allowlist'];
+
+const CONFIG = 'task.toml';
+
+export async function loadHarbor(id: string, files: TaskFiles, fileList: readonly string[], problems: ProblemSink): Promise<Task> {
+  const has = (f: string): boolean => fileList.includes(f);
+  const read = await readConfig(files, CONFIG, problems);
+  const reader = read?.reader ?? new ConfigReader(CONFIG, {}, new Map(), problems);
+  reportUnknownKeys(reader, HARBOR_KEYS, problems, 'Harbor');
+  for (const section of ['task', 'metadata', 'verifier', 'agent', 'environment', 'solution']) {
+    const v = reader.raw(section);
+    if (v !== undefined && !isRecord(v)) reader.invalid(section, 'a table');
+  }
+  const fields = reader.fieldSources();
+  const tableRange = (section: string): ReturnType<ConfigReader['keyRange']> =>
+    isRecord(reader.raw(section)) ? reader.keyRange(section) : undefined;
+
+  const schemaKey = reader.has('schema_version') ? 'schema_version' : reader.has('version') ? 'version' : undefined;
+  let schemaVersion: string | undefined;
+  if (schemaKey) {
+    schemaVersion = reader.string(schemaKey);
+    if (schemaVersion !== undefined && !HARBOR_SCHEMA_VERSIONS.includes(schemaVersion)) {
+      problems.add('unsupported-schema-version', CONFIG, reader.valueRange(schemaKey),
+        `${schemaKey} "${schemaVersion}" is not one Taskwright knows (${HARBOR_SCHEMA_VERSIONS.join(', ')}); fields may be misread`);
+    }
+  }
+
+  // Multi-step tasks keep instructions and tests per step under steps/<name>/.
+  const multiStep = Array.isArray(reader.raw('steps'));
+
+  // Instruction: instruction.md next to task.toml.
+  let instruction: string | undefined;
+  const instr = await files.read('instruction.md');
+  if (instr && 'text' in instr) {
+    instruction = instr.text;
+    const lines = new LineIndex(instr.text);
+    fields['instruction'] = { file: 'instruction.md', range: lines.rangeOf(0, instr.text.length) };
+    if (instr.text.trim() === '') problems.add('missing-instruction', 'instruction.md', undefined, 'instruction.md is empty');
+  } else if (instr && 'tooLarge' in instr) {
+    problems.add('missing-instruction', 'instruction.md', undefined, `instruction.md is ${instr.tooLarge} bytes; it was not read`);
+  } else if (!multiStep) {
+    problems.add('missing-instruction', CONFIG, undefined, 'no instruction.md next to task.toml (the prompt the agent receives)');
+  }
+
+  // Metadata: free-form in Harbor; read the well-known keys, fall back to [task] package info.
+  const difficulty = reader.enumValue('metadata.difficulty', DIFFICULTIES) ?? 'unknown';
+  const authors = reader.raw('task.authors');
+  const firstAuthor = Array.isArray(authors) && isRecord(authors[0]) ? authors[0] : undefined;
+  const authorName = reader.string('metadata.author_name') ?? (typeof firstAuthor?.['name'] === 'string' ? firstAuthor['name'] : undefined);
+  const authorEmail = reader.string('metadata.author_email') ?? (typeof firstAuthor?.['email'] === 'string' ? firstAuthor['email'] : undefined);
+  const tags = reader.stringList('metadata.tags') ?? reader.stringList('task.keywords') ?? [];
+  const estimatedDurationSec = reader.number('metadata.estimated_duration_sec', { min: 0 });
+  const expertTimeEstimateMin = reader.number('metadata.expert_time_estimate_min', { min: 0 });
+  const juniorTimeEstimateMin = reader.number('metadata.junior_time_estimate_min', { min: 0 });
+  reader.string('task.name');
+  reader.string('task.description');
+
+  // Environment.
+  const env = 'environment';
+  const buildSec = reader.number(`${env}.build_timeout_sec`, { positive: true }) ?? HARBOR_DEFAULTS.buildTimeoutSec;
+  const dockerImage = reader.string(`${env}.docker_image`);
+  const os = reader.string(`${env}.os`)?.toLowerCase();
+  const cpus = reader.number(`${env}.cpus`, { positive: true });
+  const memoryMb = legacySize(reader, `${env}.memory`) ?? reader.number(`${env}.memory_mb`, { positive: true, integer: true });
+  const storageMb = legacySize(reader, `${env}.storage`) ?? reader.number(`${env}.storage_mb`, { positive: true, integer: true });
+  const gpus = reader.number(`${env}.gpus`, { min: 0, integer: true });
+  const workdir = reader.string(`${env}.workdir`);
+  const networkMode = networkModeOf(reader, env);
+  const dockerfile = ['environment/Dockerfile'].find(has);
+  const composeFile = ['environment/docker-compose.yaml', 'environment/docker-compose.yml'].find(has);
+  if (!dockerfile && !composeFile && !dockerImage) {
+    problems.add('missing-environment', CONFIG, tableRange(env),
+      'no environment: expected environment/Dockerfile, environment/docker-compose.yaml or [environment] docker_image');
+  }
+
+  // Verifier and agent.
+  const windows = os === 'windows';
+  const testEntry = windows ? 'tests/test.bat' : 'tests/test.sh';
+  const verifierSec = reader.number('verifier.timeout_sec', { positive: true }) ?? HARBOR_DEFAULTS.verifierTimeoutSec;
+  const verifierUser = reader.stringOrInt('verifier.user');
+  const verifierNetwork = networkModeOf(reader, 'verifier');
+  if (!has(testEntry) && !multiStep) {
+    problems.add('missing-test-entry', CONFIG, tableRange('verifier'), `no ${testEntry}: the verifier has no entry script to run`);
+  }
+  const agentSec = reader.number('agent.timeout_sec', { positive: true }) ?? HARBOR_DEFAULTS.agentTimeoutSec;
+  reader.number('agent.setup_timeout_sec', { positive: true });
+  const agentUser = reader.stringOrInt('agent.user');
+  const agentNetwork = networkModeOf(reader, 'agent');
+
+  const solveFile = windows ? 'solution/solve.bat' : 'solution/solve.sh';
+  reader.stringMap('solution.env');
+  if (!has(solveFile) && !multiStep) {
+    problems.add('missing-solution', CONFIG, tableRange('solution'),
+      `no reference solution: expected ${solveFile} (the oracle proves the task is solvable)`);
+  }
+
+  return {
+    id,
+    dir: files.dir,
+    format: 'harbor',
+    configFile: CONFIG,
+    instructionFile: 'instruction.md',
+    ...(instruction !== undefined ? { instruction } : {}),
+    metadata: {
+      ...(authorName !== undefined ? { authorName } : {}),
+      ...(authorEmail !== undefined ? { authorEmail } : {}),
+      difficulty,
+      category: reader.string('metadata.category') ?? TB1_DEFAULTS.category,
+      tags,
+      ...(estimatedDurationSec !== undefined ? { estimatedDurationSec } : {}),
+      ...(expertTimeEstimateMin !== undefined ? { expertTimeEstimateMin } : {}),
+      ...(juniorTimeEstimateMin !== undefined ? { juniorTimeEstimateMin } : {}),
+    },
+    timeouts: { agentSec, verifierSec, buildSec },
+    environment: {
+      ...(dockerfile ? { dockerfile } : {}),
+      contextDir: 'environment',
+      ...(composeFile ? { composeFile } : {}),
+      ...(dockerImage !== undefined ? { dockerImage } : {}),
+      ...(cpus !== undefined ? { cpus } : {}),
+      ...(memoryMb !== undefined ? { memoryMb } : {}),
+      ...(storageMb !== undefined ? { storageMb } : {}),
+      ...(gpus !== undefined ? { gpus } : {}),
+      env: reader.stringMap(`${env}.env`) ?? {},
+      ...(workdir !== undefined ? { workdir } : {}),
+      ...(networkMode !== undefined ? { networkMode } : {}),
+    },
+    verifier: {
+      entry: testEntry,
+      testsDir: 'tests',
+      env: reader.stringMap('verifier.env') ?? {},
+      ...(verifierUser !== undefined ? { user: verifierUser } : {}),
+      ...(verifierNetwork !== undefined ? { networkMode: verifierNetwork } : {}),
+    },
+    agent: {
+      ...(agentUser !== undefined ? { user: agentUser } : {}),
+      ...(agentNetwork !== undefined ? { networkMode: agentNetwork } : {}),
+    },
+    solution: { ...(has(solveFile) ? { file: solveFile } : {}), kind: 'script' },
+    ...(schemaVersion !== undefined ? { schemaVersion } : {}),
+    fields,
+    files: fileList,
+    problems: problems.items,
+  };
+}
+
+/** Harbor's `network_mode`, or the legacy `allow_internet` boolean mapped onto it. */
+function networkModeOf(reader: ConfigReader, section: string): string | undefined {
+  const mode = reader.string(`${section}.network_mode`);
+  if (mode !== undefined) {
+    if (!HARBOR_NETWORK_MODES.includes(mode)) reader.invalid(`${section}.network_mode`, `one of ${HARBOR_NETWORK_MODES.join(', ')}`, 'warning');
+    return mode;
+  }
+  if (section !== 'environment') return undefined;
+  const allow = reader.boolean(`${section}.allow_internet`);
+  return allow === undefined ? undefined : allow ? 'public' : 'no-network';
+}
+
+/** Legacy sizes like "2G", "512M", "1024K" in MB, as Harbor's `_parse_size_to_mb` reads them. */
+function legacySize(reader: ConfigReader, path: string): number | undefined {
+  const v = reader.string(path);
+  if (v === undefined) return undefined;
+  const m = /^\s*(\d+(?:\.\d+)?|\.\d+)\s*([GMK])\s*$/i.exec(v);
+  if (!m) { reader.invalid(path, 'a size like "2G", "512M" or "1024K"'); return undefined; }
+  const n = Number(m[1]);
+  const unit = (m[2] as string).toUpperCase();
+  return Math.floor(unit === 'G' ? n * 1024 : unit === 'M' ? n : n / 1024);
+}

@@ -1,0 +1,37 @@
+import type { Finding, Severity } from '../model/finding';
+import type { Range } from '../model/positions';
+
+/** The loader's rule ids (class `invalidity`); the audit registry documents each one. */
+export const LOADER_RULES = {
+  'config-parse-error': 'error',
+  'config-invalid-value': 'error',
+  'config-unknown-key': 'info',
+  'missing-instruction': 'error',
+  'missing-environment': 'error',
+  'missing-test-entry': 'error',
+  'missing-tests': 'warning',
+  'missing-solution': 'error',
+  'unsupported-schema-version': 'warning',
+} as const satisfies Record<string, Severity>;
+
+export type LoaderRule = keyof typeof LOADER_RULES;
+
+export const LOADER_RULE_IDS: readonly LoaderRule[] = Object.keys(LOADER_RULES) as LoaderRule[];
+
+/** Collects the problems of one task; every message starts with the task id. */
+export class ProblemSink {
+  readonly items: Finding[] = [];
+
+  constructor(private readonly taskId: string) {}
+
+  add(rule: LoaderRule, file: string | undefined, range: Range | undefined, message: string, severity: Severity = LOADER_RULES[rule]): void {
+    this.items.push({
+      rule,
+      class: 'invalidity',
+      severity,
+      ...(file !== undefined ? { file } : {}),
+      ...(range ? { range } : {}),
+      message: `${this.taskId}: ${message}`,
+    });
+  }
+}

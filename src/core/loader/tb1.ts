@@ -1,0 +1,166 @@
+import type { Difficulty, SolutionCommand, Task, TaskSolution } from '../model/task';
+import { ConfigReader } from './configReader';
+import type { TaskFiles } from './files';
+import { parseYamlConfig, readConfig } from './parseConfig';
+import type { ProblemSink } from './problems';
+import { reportUnknownKeys, TB1_KEYS } from './schema';
+import { isRecord } from './sourceMap';
+
+/** Terminal-Bench 1 defaults, as in terminal_bench/handlers/trial_handler.py (`Task`). */
+export const TB1_DEFAULTS = {
+  category: 'software_engineering',
+  parserName: 'pytest',
+  agentTimeoutSec: 360,
+  testTimeoutSec: 60,
+  // TB1 has no build timeout of its own; Taskwright gives image builds ten minutes, as Harbor does.
+  buildTimeoutSec: 600,
+} as const;
+
+export const DIFFICULTIES: readonly Difficulty[] = ['easy', 'medium', 'hard', 'unknown'];
+
+const CONFIG = 'task.yaml';
+
+export async function loadTb1(id: string, files: TaskFiles, fileList: readonly string[], problems: ProblemSink): Promise<Task> {
+  const has = (f: string): boolean => fileList.includes(f);
+  const read = await readConfig(files, CONFIG, problems);
+  let reader = read?.reader ?? new ConfigReader(CONFIG, {}, new Map(), problems);
+  if (read && reader.data !== undefined && reader.data !== null && !isRecord(reader.data)) {
+    problems.add('config-invalid-value', CONFIG, undefined, `${CONFIG} must be a mapping of keys to values`);
+    reader = new ConfigReader(CONFIG, {}, new Map(), problems);
+  }
+  reportUnknownKeys(reader, TB1_KEYS, problems, 'Terminal-Bench');
+
+  const fields = reader.fieldSources();
+  let instruction: string | undefined;
+  const rawInstruction = reader.raw('instruction');
+  if (rawInstruction === undefined || rawInstruction === null) {
+    // Early Terminal-Bench tasks kept instruction variants under `descriptions` (the `base` one is used).
+    const fromDescriptions = descriptionsInstruction(reader);
+    if (fromDescriptions) {
+      instruction = fromDescriptions.text;
+      if (fromDescriptions.source) fields['instruction'] = fromDescriptions.source;
+    } else {
+      problems.add('missing-instruction', CONFIG, rawInstruction === null ? reader.keyRange('instruction') : undefined,
+        `${CONFIG} has no 'instruction' (the prompt the agent receives)`);
+    }
+  } else {
+    instruction = reader.string('instruction');
+    if (instruction !== undefined && instruction.trim() === '') {
+      problems.add('missing-instruction', CONFIG, reader.valueRange('instruction'), `the 'instruction' in ${CONFIG} is empty`);
+    }
+  }
+
+  const difficulty = reader.enumValue('difficulty', DIFFICULTIES) ?? 'unknown';
+  const agentSec = reader.number('max_agent_timeout_sec', { positive: true }) ?? TB1_DEFAULTS.agentTimeoutSec;
+  const testSec = reader.number('max_test_timeout_sec', { positive: true }) ?? TB1_DEFAULTS.testTimeoutSec;
+  const authorName = reader.string('author_name');
+  const authorEmail = reader.string('author_email');
+  const estimatedDurationSec = reader.number('estimated_duration_sec', { min: 0 });
+  const expertTimeEstimateMin = reader.number('expert_time_estimate_min', { min: 0 });
+  const juniorTimeEstimateMin = reader.number('junior_time_estimate_min', { min: 0 });
+  reader.boolean('disable_asciinema');
+  const runTestsInSameShell = reader.boolean('run_tests_in_same_shell') ?? false;
+
+  // Environment: the harness runs docker-compose.yaml (which builds the Dockerfile) in the task folder.
+  const composeFile = ['docker-compose.yaml', 'docker-compose.yml'].find(has);
+  const dockerfile = has('Dockerfile') ? 'Dockerfile' : undefined;
+  if (!composeFile && !dockerfile) {
+    problems.add('missing-environment', CONFIG, undefined,
+      'no environment: expected a Dockerfile or docker-compose.yaml next to task.yaml');
+  }
+
+  // Verifier: without run-tests.sh the harness falls back to its default runner (pytest on
+  // tests/test_outputs.py), so a missing script is a warning, not an error.
+  if (!has('run-tests.sh')) {
+    problems.add('missing-test-entry', CONFIG, undefined,
+      "no run-tests.sh next to task.yaml: the harness's default runner (pytest tests/test_outputs.py) will be used", 'warning');
+  }
+  if (!(await files.isDir('tests'))) {
+    problems.add('missing-tests', CONFIG, undefined, 'no tests/ folder: the verifier has no test files to copy into the container');
+  }
+
+  const solution = await tb1Solution(files, has, problems);
+
+  return {
+    id,
+    dir: files.dir,
+    format: 'tb1',
+    configFile: CONFIG,
+    instructionFile: CONFIG,
+    ...(instruction !== undefined ? { instruction } : {}),
+    metadata: {
+      ...(authorName !== undefined ? { authorName } : {}),
+      ...(authorEmail !== undefined ? { authorEmail } : {}),
+      difficulty,
+      category: reader.string('category') ?? TB1_DEFAULTS.category,
+      tags: reader.stringList('tags') ?? [],
+      ...(estimatedDurationSec !== undefined ? { estimatedDurationSec } : {}),
+      ...(expertTimeEstimateMin !== undefined ? { expertTimeEstimateMin } : {}),
+      ...(juniorTimeEstimateMin !== undefined ? { juniorTimeEstimateMin } : {}),
+    },
+    timeouts: { agentSec, verifierSec: testSec, buildSec: TB1_DEFAULTS.buildTimeoutSec },
+    environment: {
+      ...(dockerfile ? { dockerfile } : {}),
+      contextDir: '.',
+      ...(composeFile ? { composeFile } : {}),
+      env: {},
+    },
+    verifier: {
+      entry: 'run-tests.sh',
+      testsDir: 'tests',
+      env: {},
+      parserName: reader.string('parser_name') ?? TB1_DEFAULTS.parserName,
+      runTestsInSameShell,
+    },
+    agent: {},
+    solution,
+    fields,
+    files: fileList,
+    problems: problems.items,
+  };
+}
+
+function descriptionsInstruction(reader: ConfigReader): { text: string; source?: Task['fields'][string] } | undefined {
+  const list = reader.raw('descriptions');
+  if (!Array.isArray(list)) return undefined;
+  const idx = Math.max(0, list.findIndex((d) => isRecord(d) && d['key'] === 'base'));
+  const entry: unknown = list[idx];
+  if (!isRecord(entry) || typeof entry['description'] !== 'string') return undefined;
+  const range = reader.valueRange(`descriptions.${idx}.description`);
+  return { text: entry['description'], ...(range ? { source: { file: reader.file, range } } : {}) };
+}
+
+/** `solution.sh` wins over `solution.yaml`, as in the harness. */
+async function tb1Solution(files: TaskFiles, has: (f: string) => boolean, problems: ProblemSink): Promise<TaskSolution> {
+  if (has('solution.sh')) return { file: 'solution.sh', kind: 'script' };
+  if (!has('solution.yaml')) {
+    problems.add('missing-solution', CONFIG, undefined,
+      'no reference solution: expected solution.sh or solution.yaml next to task.yaml (the oracle proves the task is solvable)');
+    return { kind: 'script' };
+  }
+  const got = await files.read('solution.yaml');
+  const commands: SolutionCommand[] = [];
+  if (got && 'text' in got) {
+    const reader = parseYamlConfig('solution.yaml', got.text, problems);
+    const data = reader.data;
+    if (data !== undefined && data !== null && !Array.isArray(data)) {
+      problems.add('config-invalid-value', 'solution.yaml', undefined, 'solution.yaml must be a list of {command, min_timeout_sec, block, append_enter} entries');
+    } else if (Array.isArray(data)) {
+      data.forEach((item, i) => {
+        if (!isRecord(item)) { reader.invalid(String(i), 'a table with a command'); return; }
+        const command = reader.string(`${i}.command`);
+        if (command === undefined) { reader.invalid(`${i}.command`, 'a string (the keystrokes to send)'); return; }
+        const minTimeoutSec = reader.number(`${i}.min_timeout_sec`, { min: 0 });
+        const block = reader.boolean(`${i}.block`);
+        const appendEnter = reader.boolean(`${i}.append_enter`);
+        commands.push({
+          command,
+          ...(minTimeoutSec !== undefined ? { minTimeoutSec } : {}),
+          ...(block !== undefined ? { block } : {}),
+          ...(appendEnter !== undefined ? { append_enter: appendEnter } : {}),
+        });
+      });
+    }
+  }
+  return { file: 'solution.yaml', kind: 'yaml', commands };
+}

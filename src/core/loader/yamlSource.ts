@@ -1,0 +1,68 @@
+import { isMap, isNode, isScalar, isSeq, parseDocument, type Node } from 'yaml';
+import { LineIndex, type Range } from '../model/positions';
+import { joinPath, type SourceMap } from './sourceMap';
+
+export interface YamlParse {
+  /** The document as plain data (as far as the parser recovered it); undefined when empty or unusable. */
+  readonly data: unknown;
+  readonly sources: SourceMap;
+  readonly errors: readonly { readonly message: string; readonly range: Range }[];
+}
+
+/** Parses YAML keeping every key's and value's range; never throws. */
+export function parseYamlWithSources(text: string): YamlParse {
+  const lines = new LineIndex(text);
+  const doc = parseDocument(text, { uniqueKeys: true, prettyErrors: false });
+  const errors = doc.errors.map((e) => ({
+    message: e.message.split('\n')[0] ?? e.message,
+    range: lines.rangeOf(e.pos[0], Math.max(e.pos[0], e.pos[1])),
+  }));
+  let data: unknown;
+  try {
+    // A small alias budget keeps "billion laughs" documents from exhausting memory.
+    data = doc.toJS({ maxAliasCount: 100 });
+  } catch (e) {
+    errors.push({ message: e instanceof Error ? e.message : String(e), range: lines.rangeOf(0, 0) });
+    data = undefined;
+  }
+  const sources: SourceMap = new Map();
+  if (doc.contents) collect(doc.contents, [], undefined, sources, lines, text);
+  return { data, sources, errors };
+}
+
+function collect(node: Node, path: string[], keyRange: Range | undefined, out: SourceMap, lines: LineIndex, text: string): void {
+  if (path.length > 0 && node.range) {
+    const p = joinPath(path);
+    if (!out.has(p)) out.set(p, { ...(keyRange ? { keyRange } : {}), valueRange: trimmedRange(node.range[0], node.range[1], lines, text) });
+  }
+  if (path.length > 16) return;
+  if (isMap(node)) {
+    for (const pair of node.items) {
+      const key = pair.key;
+      if (!isScalar(key) || !key.range) continue;
+      const name = String(key.value);
+      const kr = trimmedRange(key.range[0], key.range[1], lines, text);
+      if (isNodeLike(pair.value)) collect(pair.value, [...path, name], kr, out, lines, text);
+      else {
+        // `key:` with no value: the value is null and sits right after the colon.
+        const p = joinPath([...path, name]);
+        if (!out.has(p)) out.set(p, { keyRange: kr, valueRange: { start: kr.end, end: kr.end } });
+      }
+    }
+  } else if (isSeq(node)) {
+    node.items.forEach((item, i) => {
+      if (isNodeLike(item)) collect(item, [...path, String(i)], undefined, out, lines, text);
+    });
+  }
+}
+
+function isNodeLike(v: unknown): v is Node {
+  return isNode(v);
+}
+
+/** Node ranges may include the trailing line break of block scalars; diagnostics should not. */
+function trimmedRange(start: number, end: number, lines: LineIndex, text: string): Range {
+  let e = Math.max(start, end);
+  while (e > start && /\s/.test(text[e - 1] as string)) e--;
+  return lines.rangeOf(start, e);
+}

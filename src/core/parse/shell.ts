@@ -1,0 +1,233 @@
+import { childByField, descendants, type SyntaxNode, type SyntaxTree } from './syntax';
+
+export interface ShellWord {
+  /** Source text, quotes included. */
+  readonly text: string;
+  /** Best-effort value: quotes removed, escapes resolved; expansions kept verbatim. */
+  readonly value: string;
+  readonly start: number;
+  readonly end: number;
+}
+
+export interface ShellRedirect {
+  readonly op: string;
+  readonly target: string;
+  readonly start: number;
+  readonly end: number;
+}
+
+export interface ShellCommand {
+  readonly node: SyntaxNode;
+  /** Basename of the command word (`/usr/bin/pip3` → `pip3`). */
+  readonly name: string;
+  readonly nameWord: ShellWord;
+  readonly args: readonly ShellWord[];
+  readonly start: number;
+  readonly end: number;
+  /** Ends with `&`. */
+  readonly background: boolean;
+  /** Its exit status is examined: an if/while condition, the left of `&&`/`||`, or negated. */
+  readonly guarded: boolean;
+  /** Runs only on some paths: an if/case branch, the right of `&&`/`||`, a function body. */
+  readonly conditional: boolean;
+  /** `cmd || true` (or `|| :`, `|| exit 0`) — its failure is discarded. */
+  readonly orTrue: boolean;
+  readonly inLoop: boolean;
+  readonly inFunction: boolean;
+  readonly inSubstitution: boolean;
+  /** Position in a pipeline `a | b | c` (absent when not piped). */
+  readonly pipeline?: { readonly index: number; readonly length: number; readonly id: number };
+  readonly redirects: readonly ShellRedirect[];
+}
+
+export interface ShellOptions {
+  readonly errexit: boolean;
+  readonly pipefail: boolean;
+}
+
+interface OptionChange {
+  readonly offset: number;
+  readonly errexit?: boolean;
+  readonly pipefail?: boolean;
+}
+
+export interface ShellScript {
+  readonly tree: SyntaxTree;
+  readonly commands: readonly ShellCommand[];
+  readonly optionChanges: readonly OptionChange[];
+}
+
+const LOOPS = new Set(['while_statement', 'for_statement', 'c_style_for_statement']);
+const BRANCHES = new Set(['elif_clause', 'else_clause', 'case_item']);
+
+function wordValue(tree: SyntaxTree, n: SyntaxNode): string {
+  const text = tree.text.slice(n.start, n.end);
+  switch (n.type) {
+    case 'raw_string':
+      return text.slice(1, -1);
+    case 'string': {
+      let out = '';
+      for (const c of n.children) {
+        if (c.type === '"') continue;
+        out += c.type === 'string_content' ? tree.text.slice(c.start, c.end).replace(/\\(["\\$`])/g, '$1') : tree.text.slice(c.start, c.end);
+      }
+      return out;
+    }
+    case 'concatenation':
+      return n.children.map((c) => wordValue(tree, c)).join('');
+    case 'word':
+      return text.replace(/\\(.)/g, '$1');
+    default:
+      return text;
+  }
+}
+
+function toWord(tree: SyntaxTree, n: SyntaxNode): ShellWord {
+  return { text: tree.text.slice(n.start, n.end), value: wordValue(tree, n), start: n.start, end: n.end };
+}
+
+function isTrueCommand(tree: SyntaxTree, n: SyntaxNode): boolean {
+  const t = tree.text.slice(n.start, n.end).trim();
+  return t === 'true' || t === ':' || /^exit\s+0$/.test(t);
+}
+
+function listOperator(list: SyntaxNode): string | undefined {
+  return list.children.find((c) => !c.named && (c.type === '&&' || c.type === '||'))?.type;
+}
+
+function analyseCommand(tree: SyntaxTree, node: SyntaxNode, pipelineIds: Map<SyntaxNode, number>): ShellCommand | undefined {
+  const nameNode = childByField(node, 'name');
+  if (!nameNode) return undefined;
+  const nameWord = toWord(tree, nameNode.children[0] ?? nameNode);
+  const name = nameWord.value.split('/').pop() ?? nameWord.value;
+  const args = node.children.filter((c) => c.field === 'argument').map((c) => toWord(tree, c));
+
+  // The unit whose status the surrounding syntax sees: the pipeline, or the (redirected) command.
+  let unit: SyntaxNode = node;
+  const redirects: ShellRedirect[] = [];
+  if (unit.parent?.type === 'redirected_statement') {
+    unit = unit.parent;
+    for (const r of unit.children.filter((c) => c.field === 'redirect')) {
+      const dest = childByField(r, 'destination');
+      const op = r.children.find((c) => !c.named)?.type ?? '>';
+      if (dest) redirects.push({ op, target: wordValue(tree, dest), start: r.start, end: r.end });
+    }
+  }
+  let pipeline: ShellCommand['pipeline'];
+  if (unit.parent?.type === 'pipeline') {
+    const p = unit.parent;
+    const parts = p.children.filter((c) => c.named);
+    let id = pipelineIds.get(p);
+    if (id === undefined) { id = pipelineIds.size; pipelineIds.set(p, id); }
+    pipeline = { index: parts.indexOf(unit), length: parts.length, id };
+    unit = p;
+  }
+  let guarded = false;
+  let conditional = false;
+  let orTrue = false;
+  let inLoop = false;
+  let inFunction = false;
+  let inSubstitution = false;
+  let background = false;
+  const after = unit.parent?.children[unit.parent.children.indexOf(unit) + 1];
+  if (after && !after.named && after.type === '&') background = true;
+
+  let child: SyntaxNode = unit;
+  for (let p = unit.parent; p; child = p, p = p.parent) {
+    if (p.type === 'list') {
+      const op = listOperator(p);
+      const named = p.children.filter((c) => c.named);
+      if (named[0] === child) {
+        guarded = true;
+        if (op === '||' && named[1] && isTrueCommand(tree, named[1]) && child === unit) orTrue = true;
+      } else {
+        conditional = true;
+      }
+    } else if (p.type === 'negated_command') {
+      guarded = true;
+    } else if (p.type === 'if_statement' || p.type === 'while_statement' || p.type === 'elif_clause') {
+      if (child.field === 'condition') guarded = true;
+      else if (p.type !== 'while_statement') conditional = true;
+    } else if (BRANCHES.has(p.type)) {
+      conditional = true;
+    } else if (p.type === 'function_definition') {
+      inFunction = true;
+      conditional = true;
+    } else if (p.type === 'command_substitution' || p.type === 'process_substitution') {
+      inSubstitution = true;
+    }
+    if (LOOPS.has(p.type)) inLoop = true;
+  }
+  return {
+    node, name, nameWord, args, start: node.start, end: node.end, background, guarded, conditional, orTrue,
+    inLoop, inFunction, inSubstitution, redirects, ...(pipeline ? { pipeline } : {}),
+  };
+}
+
+function optionChange(cmd: ShellCommand): OptionChange | undefined {
+  if (cmd.name !== 'set') return undefined;
+  let errexit: boolean | undefined;
+  let pipefail: boolean | undefined;
+  const words = cmd.args.map((a) => a.value);
+  for (let i = 0; i < words.length; i++) {
+    const w = words[i] ?? '';
+    const on = w.startsWith('-');
+    if (/^[-+][a-zA-Z]+$/.test(w)) {
+      if (w.includes('e')) errexit = on;
+      if (w.includes('o') && /^(errexit|pipefail)$/.test(words[i + 1] ?? '')) {
+        if (words[i + 1] === 'pipefail') pipefail = on;
+        else errexit = on;
+        i++;
+      }
+    }
+  }
+  if (errexit === undefined && pipefail === undefined) return undefined;
+  return { offset: cmd.start, ...(errexit !== undefined ? { errexit } : {}), ...(pipefail !== undefined ? { pipefail } : {}) };
+}
+
+export function analyseShell(tree: SyntaxTree): ShellScript {
+  const pipelineIds = new Map<SyntaxNode, number>();
+  const commands: ShellCommand[] = [];
+  for (const n of descendants(tree.root, 'command')) {
+    const c = analyseCommand(tree, n, pipelineIds);
+    if (c) commands.push(c);
+  }
+  commands.sort((a, b) => a.start - b.start);
+  const optionChanges: OptionChange[] = [];
+  const shebang = /^#!\S*(?:\s+\S+)*?\s+-([a-z]*e[a-z]*)\b/.exec(tree.text.split('\n', 1)[0] ?? '');
+  if (shebang) optionChanges.push({ offset: 0, errexit: true });
+  for (const c of commands) {
+    if (c.inFunction || c.inSubstitution) continue;
+    const ch = optionChange(c);
+    if (ch) optionChanges.push(ch);
+  }
+  return { tree, commands, optionChanges };
+}
+
+export function optionsAt(script: ShellScript, offset: number): ShellOptions {
+  let errexit = false;
+  let pipefail = false;
+  for (const ch of script.optionChanges) {
+    if (ch.offset >= offset) break;
+    if (ch.errexit !== undefined) errexit = ch.errexit;
+    if (ch.pipefail !== undefined) pipefail = ch.pipefail;
+  }
+  return { errexit, pipefail };
+}
+
+const WRAPPERS = new Set(['sudo', 'env', 'nohup', 'time', 'exec', 'command', 'stdbuf', 'timeout', 'nice', 'xvfb-run']);
+
+/** The command's words after prefix wrappers (`sudo`, `env A=b`, `timeout 60`…): `[name, ...args]`. */
+export function effectiveWords(cmd: ShellCommand): string[] {
+  const words = [cmd.name, ...cmd.args.map((a) => a.value)];
+  let i = 0;
+  while (i < words.length && WRAPPERS.has((words[i] ?? '').split('/').pop() ?? '')) {
+    const wrapper = (words[i] ?? '').split('/').pop();
+    i++;
+    while (i < words.length && ((words[i] ?? '').startsWith('-') || /^[A-Za-z_][A-Za-z0-9_]*=/.test(words[i] ?? ''))) i++;
+    if (wrapper === 'timeout' && /^\d/.test(words[i] ?? '')) i++;
+  }
+  const out = words.slice(i);
+  if (out[0]) out[0] = out[0].split('/').pop() ?? out[0];
+  return out;
+}

@@ -1,0 +1,70 @@
+/**
+ * A plain, immutable copy of a tree-sitter tree. Rules walk JS objects instead of calling into
+ * WebAssembly for every property, and the WASM tree is freed right after the copy, so cached trees
+ * cost only JS heap.
+ */
+export interface SyntaxNode {
+  readonly type: string;
+  /** Offsets into the source string (UTF-16 code units, like JS strings). */
+  readonly start: number;
+  readonly end: number;
+  readonly named: boolean;
+  /** The field name under which the parent holds this node (`name`, `body`, `condition`…). */
+  readonly field: string | null;
+  readonly children: readonly SyntaxNode[];
+  readonly parent: SyntaxNode | null;
+}
+
+export interface SyntaxTree {
+  readonly text: string;
+  readonly root: SyntaxNode;
+  readonly hasError: boolean;
+}
+
+export function nodeText(tree: SyntaxTree, node: SyntaxNode): string {
+  return tree.text.slice(node.start, node.end);
+}
+
+export function childByField(node: SyntaxNode, field: string): SyntaxNode | undefined {
+  return node.children.find((c) => c.field === field);
+}
+
+export function childrenByField(node: SyntaxNode, field: string): SyntaxNode[] {
+  return node.children.filter((c) => c.field === field);
+}
+
+export function namedChildren(node: SyntaxNode): SyntaxNode[] {
+  return node.children.filter((c) => c.named);
+}
+
+/** Depth-first, pre-order. `skip` prunes a subtree (the node itself is still visited). */
+export function walk(node: SyntaxNode, visit: (n: SyntaxNode) => void, skip?: (n: SyntaxNode) => boolean): void {
+  const stack: SyntaxNode[] = [node];
+  while (stack.length) {
+    const n = stack.pop() as SyntaxNode;
+    visit(n);
+    if (n !== node && skip?.(n)) continue;
+    for (let i = n.children.length - 1; i >= 0; i--) stack.push(n.children[i] as SyntaxNode);
+  }
+}
+
+export function descendants(node: SyntaxNode, types: ReadonlySet<string> | string, skip?: (n: SyntaxNode) => boolean): SyntaxNode[] {
+  const out: SyntaxNode[] = [];
+  const match = typeof types === 'string' ? (t: string) => t === types : (t: string) => types.has(t);
+  walk(node, (n) => { if (n !== node && match(n.type)) out.push(n); }, skip);
+  return out;
+}
+
+export function ancestors(node: SyntaxNode): SyntaxNode[] {
+  const out: SyntaxNode[] = [];
+  for (let p = node.parent; p; p = p.parent) out.push(p);
+  return out;
+}
+
+export function findAncestor(node: SyntaxNode, pred: (n: SyntaxNode) => boolean, stopAt?: (n: SyntaxNode) => boolean): SyntaxNode | undefined {
+  for (let p = node.parent; p; p = p.parent) {
+    if (pred(p)) return p;
+    if (stopAt?.(p)) return undefined;
+  }
+  return undefined;
+}

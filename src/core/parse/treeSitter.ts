@@ -1,0 +1,111 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { Language, Parser, type Tree } from 'web-tree-sitter';
+import type { SyntaxNode, SyntaxTree } from './syntax';
+
+export type GrammarName = 'python' | 'bash';
+
+const GRAMMAR_FILES: Readonly<Record<GrammarName, string>> = {
+  python: 'tree-sitter-python.wasm',
+  bash: 'tree-sitter-bash.wasm',
+};
+
+/**
+ * The bundles in dist/ carry copies of the WASM in dist/grammars (scripts/build.mjs); the transpiled
+ * tree and tests resolve them from node_modules.
+ */
+function locate(file: string, fromPackage: () => string): string {
+  const bundled = path.join(__dirname, 'grammars', file);
+  if (fs.existsSync(bundled)) return bundled;
+  return fromPackage();
+}
+
+interface Loaded {
+  readonly parsers: Record<GrammarName, Parser>;
+}
+
+let loading: Promise<Loaded> | undefined;
+
+/** Initialises tree-sitter and both grammars once per process. */
+function load(): Promise<Loaded> {
+  loading ??= (async () => {
+    const runtime = locate('tree-sitter.wasm', () => require.resolve('web-tree-sitter/tree-sitter.wasm'));
+    await Parser.init({ locateFile: () => runtime });
+    const make = async (g: GrammarName): Promise<Parser> => {
+      const file = locate(GRAMMAR_FILES[g], () => require.resolve(`@vscode/tree-sitter-wasm/wasm/${GRAMMAR_FILES[g]}`));
+      const lang = await Language.load(file);
+      const p = new Parser();
+      p.setLanguage(lang);
+      return p;
+    };
+    const [python, bash] = await Promise.all([make('python'), make('bash')]);
+    return { parsers: { python, bash } };
+  })();
+  loading.catch(() => { loading = undefined; });
+  return loading;
+}
+
+let ready: Loaded | undefined;
+
+const CACHE_LIMIT = 1000;
+const cache = new Map<string, SyntaxTree>();
+
+function copyTree(tree: Tree, text: string): SyntaxTree {
+  const cursor = tree.walk();
+  const build = (parent: SyntaxNode | null): SyntaxNode => {
+    const children: SyntaxNode[] = [];
+    const node: SyntaxNode = {
+      type: cursor.nodeType,
+      start: cursor.startIndex,
+      end: cursor.endIndex,
+      named: cursor.nodeIsNamed,
+      field: cursor.currentFieldName,
+      children,
+      parent,
+    };
+    if (cursor.gotoFirstChild()) {
+      do children.push(build(node)); while (cursor.gotoNextSibling());
+      cursor.gotoParent();
+    }
+    return node;
+  };
+  try {
+    return { text, root: build(null), hasError: tree.rootNode.hasError };
+  } finally {
+    cursor.delete();
+  }
+}
+
+/** Parses `text` (cached by content); `initParsers()` must have resolved first. */
+export function parseSync(grammar: GrammarName, text: string): SyntaxTree {
+  if (!ready) throw new Error('tree-sitter parsers are not initialised: await ensureParsers() first');
+  const key = `${grammar}\u0000${text}`;
+  const hit = cache.get(key);
+  if (hit) {
+    cache.delete(key);
+    cache.set(key, hit);
+    return hit;
+  }
+  const parser = ready.parsers[grammar];
+  const tree = parser.parse(text);
+  if (!tree) throw new Error(`tree-sitter returned no ${grammar} tree`);
+  let copy: SyntaxTree;
+  try {
+    copy = copyTree(tree, text);
+  } finally {
+    tree.delete();
+  }
+  cache.set(key, copy);
+  if (cache.size > CACHE_LIMIT) cache.delete(cache.keys().next().value as string);
+  return copy;
+}
+
+export async function parse(grammar: GrammarName, text: string): Promise<SyntaxTree> {
+  ready ??= await load();
+  return parseSync(grammar, text);
+}
+
+/** Resolves once the parsers are ready; `parseSync` needs this to have happened. */
+export async function ensureParsers(): Promise<void> {
+  ready ??= await load();
+}

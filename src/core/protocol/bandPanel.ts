@@ -1,0 +1,167 @@
+/**
+ * The band panel's message protocol, shared by the extension host (src/extension/panel) and the webview
+ * (webview/main.ts). Both directions are discriminated unions on `type`; every message that crosses the
+ * boundary is checked by the validators below before it is used, because a webview is a separate
+ * process with its own inputs and a restored state may come from an older version of the extension.
+ *
+ * Handshake: the webview posts `ready` once its listeners are in place; the host sends nothing before
+ * that (messages posted earlier are lost), then `init`, then any number of `update`s while a run streams.
+ */
+import { BANDS, type Band, type BandReport, type BandThresholds, type ModelBandReport, type TaskBandRow } from '../band/types';
+
+export const BAND_PANEL_VIEW_TYPE = 'taskwright.bandPanel';
+
+/** What the panel shows: one band report (several models/checkpoints) and where it came from. */
+export interface PanelData {
+  readonly report: BandReport;
+  /** Human-readable origin (results folder, run id or file). */
+  readonly source: string;
+  /** True while a run is still streaming results into the panel. */
+  readonly live: boolean;
+}
+
+export type SortColumn = 'id' | 'attempts' | 'successes' | 'infraErrors' | 'passAt1' | 'passAtK' | 'band';
+export const SORT_COLUMNS: readonly SortColumn[] = ['id', 'attempts', 'successes', 'infraErrors', 'passAt1', 'passAtK', 'band'];
+export type SortDir = 'asc' | 'desc';
+export type ExportFormat = 'json' | 'text';
+
+/** What the webview persists with `setState` and the serializer hands back after a reload. */
+export interface PanelViewState {
+  /** Results folder (or file) the host reloads the data from after VS Code restarts. */
+  readonly source?: string;
+  readonly thresholds?: BandThresholds;
+  /** Key of the model shown in the table (see `modelKey`). */
+  readonly model?: string;
+  readonly compareA?: string;
+  readonly compareB?: string;
+  readonly sort?: { readonly column: SortColumn; readonly dir: SortDir };
+  readonly filter?: string;
+  /** Bands shown in the table; absent = all. */
+  readonly bands?: readonly Band[];
+  readonly scrollTop?: number;
+}
+
+export type HostToWebview =
+  | { readonly type: 'init'; readonly data: PanelData; readonly state?: PanelViewState }
+  | { readonly type: 'update'; readonly data: PanelData }
+  | { readonly type: 'exported'; readonly count: number; readonly file: string }
+  | { readonly type: 'error'; readonly message: string };
+
+export type WebviewToHost =
+  | { readonly type: 'ready' }
+  | { readonly type: 'reveal-task'; readonly model: string; readonly taskId: string }
+  | {
+      readonly type: 'export';
+      readonly model: string;
+      readonly band: Band | 'all';
+      readonly format: ExportFormat;
+      readonly thresholds: BandThresholds;
+    }
+  | { readonly type: 'state'; readonly state: PanelViewState }
+  | { readonly type: 'log'; readonly level: 'info' | 'error'; readonly message: string };
+
+/** Stable key of one model (and checkpoint) in a report. */
+export function modelKey(m: Pick<ModelBandReport, 'model' | 'checkpoint'>): string {
+  return m.checkpoint === undefined ? m.model : `${m.model} @ ${m.checkpoint}`;
+}
+
+// ---- validators --------------------------------------------------------------------------------
+// Small hand-written checks (no schema library in the webview bundle); each returns the value typed
+// or undefined, and never throws.
+
+type Rec = Record<string, unknown>;
+const isRec = (v: unknown): v is Rec => typeof v === 'object' && v !== null && !Array.isArray(v);
+const isStr = (v: unknown, max = 4096): v is string => typeof v === 'string' && v.length <= max;
+const isNum = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v);
+const isCount = (v: unknown): v is number => isNum(v) && Number.isInteger(v) && v >= 0;
+const isUnit = (v: unknown): v is number => isNum(v) && v >= 0 && v <= 1;
+const isUnitOrNull = (v: unknown): v is number | null => v === null || isUnit(v);
+const isBand = (v: unknown): v is Band => typeof v === 'string' && (BANDS as readonly string[]).includes(v);
+const isPair = (v: unknown): v is readonly [number, number] =>
+  Array.isArray(v) && v.length === 2 && isUnit(v[0]) && isUnit(v[1]) && v[0] <= v[1];
+
+export function isThresholds(v: unknown): v is BandThresholds {
+  return isRec(v) && isUnit(v.low) && isUnit(v.high) && v.low < v.high;
+}
+
+function isTaskRow(v: unknown): v is TaskBandRow {
+  return isRec(v) && isStr(v.id, 1024) && isStr(v.path) && isCount(v.attempts) && isCount(v.successes)
+    && v.successes <= v.attempts && isCount(v.infraErrors) && isUnitOrNull(v.passAt1) && isUnitOrNull(v.passAtK)
+    && (v.interval === undefined || isPair(v.interval)) && isBand(v.band);
+}
+
+function isModelReport(v: unknown): v is ModelBandReport {
+  if (!isRec(v) || !isStr(v.model, 1024) || (v.checkpoint !== undefined && !isStr(v.checkpoint, 1024))) return false;
+  if (!isUnitOrNull(v.meanPassAtK) || !(v.interval === null || isPair(v.interval)) || !isCount(v.infraErrors)) return false;
+  const counts = v.counts;
+  if (!isRec(counts) || !BANDS.every((b) => isCount(counts[b]))) return false;
+  return Array.isArray(v.tasks) && v.tasks.every(isTaskRow);
+}
+
+export function isBandReport(v: unknown): v is BandReport {
+  return isRec(v) && v.version === 1 && isCount(v.k) && v.k >= 1
+    && (v.thresholds === undefined || isThresholds(v.thresholds))
+    && Array.isArray(v.models) && v.models.every(isModelReport);
+}
+
+export function isPanelData(v: unknown): v is PanelData {
+  return isRec(v) && isBandReport(v.report) && isStr(v.source) && typeof v.live === 'boolean';
+}
+
+/**
+ * A restored or posted view state, reduced to its valid fields: a state written by another version
+ * keeps whatever still makes sense instead of being thrown away whole.
+ */
+export function sanitizeViewState(v: unknown): PanelViewState {
+  if (!isRec(v)) return {};
+  const out: { -readonly [K in keyof PanelViewState]: PanelViewState[K] } = {};
+  if (isStr(v.source)) out.source = v.source;
+  if (isThresholds(v.thresholds)) out.thresholds = { low: v.thresholds.low, high: v.thresholds.high };
+  for (const k of ['model', 'compareA', 'compareB'] as const) if (isStr(v[k], 2100)) out[k] = v[k];
+  const sort = v.sort;
+  if (isRec(sort) && (SORT_COLUMNS as readonly unknown[]).includes(sort.column) && (sort.dir === 'asc' || sort.dir === 'desc')) {
+    out.sort = { column: sort.column as SortColumn, dir: sort.dir };
+  }
+  if (isStr(v.filter, 1000)) out.filter = v.filter;
+  if (Array.isArray(v.bands) && v.bands.every(isBand)) out.bands = [...new Set(v.bands)];
+  if (isNum(v.scrollTop) && v.scrollTop >= 0) out.scrollTop = v.scrollTop;
+  return out;
+}
+
+/** Validates a message from the webview; undefined for anything malformed or unknown. */
+export function parseWebviewMessage(v: unknown): WebviewToHost | undefined {
+  if (!isRec(v)) return undefined;
+  switch (v.type) {
+    case 'ready':
+      return { type: 'ready' };
+    case 'reveal-task':
+      return isStr(v.model, 2100) && isStr(v.taskId, 1024) ? { type: 'reveal-task', model: v.model, taskId: v.taskId } : undefined;
+    case 'export':
+      if (!isStr(v.model, 2100) || !(v.band === 'all' || isBand(v.band)) || !(v.format === 'json' || v.format === 'text') || !isThresholds(v.thresholds)) return undefined;
+      return { type: 'export', model: v.model, band: v.band, format: v.format, thresholds: { low: v.thresholds.low, high: v.thresholds.high } };
+    case 'state':
+      return isRec(v.state) ? { type: 'state', state: sanitizeViewState(v.state) } : undefined;
+    case 'log':
+      return (v.level === 'info' || v.level === 'error') && isStr(v.message, 10_000) ? { type: 'log', level: v.level, message: v.message } : undefined;
+    default:
+      return undefined;
+  }
+}
+
+/** Validates a message from the host (the webview checks too: it runs the same code in the static report). */
+export function parseHostMessage(v: unknown): HostToWebview | undefined {
+  if (!isRec(v)) return undefined;
+  switch (v.type) {
+    case 'init':
+      if (!isPanelData(v.data)) return undefined;
+      return v.state === undefined ? { type: 'init', data: v.data } : { type: 'init', data: v.data, state: sanitizeViewState(v.state) };
+    case 'update':
+      return isPanelData(v.data) ? { type: 'update', data: v.data } : undefined;
+    case 'exported':
+      return isCount(v.count) && isStr(v.file) ? { type: 'exported', count: v.count, file: v.file } : undefined;
+    case 'error':
+      return isStr(v.message, 10_000) ? { type: 'error', message: v.message } : undefined;
+    default:
+      return undefined;
+  }
+}

@@ -1,0 +1,76 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { parse as parseYaml } from 'yaml';
+
+/**
+ * What the sandbox takes from a task's compose file: the main service only (TB1 calls it `client`,
+ * Harbor `main`; a file with one service uses that one). Anything that needs a second container
+ * is reported, not silently dropped.
+ */
+export interface ComposeMain {
+  readonly service: string;
+  readonly build?: { readonly context: string; readonly dockerfile: string };
+  readonly image?: string;
+  readonly env: Readonly<Record<string, string>>;
+  readonly workdir?: string;
+  /** Services that would have to run beside the main one (not supported yet). */
+  readonly otherServices: readonly string[];
+  readonly notes: readonly string[];
+}
+
+function substitute(value: string, vars: Readonly<Record<string, string>>): string {
+  return value.replace(/\$\{([A-Za-z_][A-Za-z0-9_]*)(?::?-([^}]*))?\}|\$([A-Za-z_][A-Za-z0-9_]*)/g, (_m, a: string | undefined, def: string | undefined, b: string | undefined) => {
+    const name = a ?? b ?? '';
+    return vars[name] ?? def ?? '';
+  });
+}
+
+function asRecord(v: unknown): Record<string, unknown> | undefined {
+  return v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined;
+}
+
+export function readComposeMain(file: string, vars: Readonly<Record<string, string>>): ComposeMain {
+  const doc = asRecord(parseYaml(fs.readFileSync(file, 'utf8')));
+  const services = asRecord(doc?.services);
+  if (!services || Object.keys(services).length === 0) throw new Error(`${file}: no services`);
+  const names = Object.keys(services);
+  const name = ['client', 'main'].find((n) => n in services) ?? (names.length === 1 ? names[0] : undefined);
+  if (!name) throw new Error(`${file}: no main service (expected 'client' or 'main', found ${names.join(', ')})`);
+  const svc = asRecord(services[name]) ?? {};
+  const dir = path.dirname(file);
+  const notes: string[] = [];
+  let build: ComposeMain['build'];
+  if (typeof svc.build === 'string') build = { context: path.resolve(dir, substitute(svc.build, vars)), dockerfile: 'Dockerfile' };
+  else if (asRecord(svc.build)) {
+    const b = asRecord(svc.build) ?? {};
+    const ctx = typeof b.context === 'string' ? substitute(b.context, vars) : '.';
+    build = { context: path.resolve(dir, ctx), dockerfile: typeof b.dockerfile === 'string' ? substitute(b.dockerfile, vars) : 'Dockerfile' };
+    if (b.args) notes.push(`build args of service '${name}' are not passed yet`);
+  }
+  const env: Record<string, string> = {};
+  if (Array.isArray(svc.environment)) {
+    for (const item of svc.environment) {
+      if (typeof item !== 'string') continue;
+      const i = item.indexOf('=');
+      if (i > 0) env[item.slice(0, i)] = substitute(item.slice(i + 1), vars);
+    }
+  } else if (asRecord(svc.environment)) {
+    for (const [k, v] of Object.entries(asRecord(svc.environment) ?? {})) if (v !== null && v !== undefined) env[k] = substitute(String(v), vars);
+  }
+  for (const key of ['ports', 'networks', 'depends_on', 'privileged', 'cap_add', 'devices']) {
+    if (svc[key] !== undefined) notes.push(`'${key}' of service '${name}' is ignored (trials run alone, network none, unprivileged)`);
+  }
+  if (Array.isArray(svc.volumes) && svc.volumes.some((v) => typeof v === 'string' && !/T_BENCH_/.test(v))) {
+    notes.push(`volumes of service '${name}' other than the harness's log folders are not mounted`);
+  }
+  const image = typeof svc.image === 'string' ? substitute(svc.image, vars) : undefined;
+  return {
+    service: name,
+    build,
+    image: image || undefined,
+    env,
+    workdir: typeof svc.working_dir === 'string' ? svc.working_dir : undefined,
+    otherServices: names.filter((n) => n !== name),
+    notes,
+  };
+}

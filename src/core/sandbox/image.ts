@@ -1,0 +1,147 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import type { Task } from '../model/task';
+import { readBuildContext } from './buildContext';
+import { readComposeMain } from './compose';
+import { InfraError, LABEL, LABEL_TASK, type ContainerRuntime } from './runtime';
+
+/** The image a task's trials start from, and how it was obtained. */
+export interface TaskImage {
+  readonly ref: string;
+  /** True when this call built it; false when an identical build was already present. */
+  readonly built: boolean;
+  readonly source: 'dockerfile' | 'compose' | 'docker_image';
+  readonly buildSec: number;
+  /** Environment and working folder the compose file gives the main service. */
+  readonly env: Readonly<Record<string, string>>;
+  readonly workdir?: string;
+  readonly notes: readonly string[];
+}
+
+export interface EnsureImageOptions {
+  readonly onLog?: (text: string) => void;
+  /** Appends the build output here (the trial's or the run's build log). */
+  readonly logFile?: string;
+  readonly signal?: AbortSignal;
+}
+
+/** Docker image names: lowercase, limited alphabet. */
+export function imageRepo(taskId: string): string {
+  const clean = taskId.toLowerCase().replace(/[^a-z0-9._-]+/g, '-').replace(/^[^a-z0-9]+/, '') || 'task';
+  return `taskwright/${clean}`;
+}
+
+function taskFile(task: Task, rel: string): string {
+  return path.resolve(task.dir, rel);
+}
+
+/**
+ * Builds (or reuses) a task's image. Concurrent callers for the same tag share one build, so N
+ * trials of one task build once.
+ */
+export class ImageCache {
+  private readonly inflight = new Map<string, Promise<TaskImage>>();
+
+  constructor(private readonly runtime: ContainerRuntime) {}
+
+  ensure(task: Task, opts: EnsureImageOptions = {}): Promise<TaskImage> {
+    const key = task.dir;
+    const existing = this.inflight.get(key);
+    if (existing) return existing.then((img) => ({ ...img, built: false }));
+    const p = this.resolve(task, opts);
+    this.inflight.set(key, p);
+    // Only in-flight builds are shared; afterwards the content-hash tag answers "is it built?".
+    const done = (): void => { this.inflight.delete(key); };
+    p.then(done, done);
+    return p;
+  }
+
+  private async resolve(task: Task, opts: EnsureImageOptions): Promise<TaskImage> {
+    const log = (text: string): void => {
+      opts.onLog?.(text);
+      if (opts.logFile) fs.appendFileSync(opts.logFile, text);
+    };
+    const env = task.environment;
+    const notes: string[] = [];
+    let contextDir: string | undefined;
+    let dockerfile: string | undefined;
+    let composeEnv: Record<string, string> = {};
+    let workdir: string | undefined;
+    let source: TaskImage['source'] = 'dockerfile';
+    let image = env.dockerImage;
+
+    if (env.composeFile && fs.existsSync(taskFile(task, env.composeFile))) {
+      const vars = {
+        T_BENCH_TASK_DOCKER_CLIENT_IMAGE_NAME: imageRepo(task.id),
+        T_BENCH_TASK_DOCKER_CLIENT_CONTAINER_NAME: `tw_${task.id}`,
+        T_BENCH_TASK_DOCKER_NAME_PREFIX: `tw_${task.id}`,
+        T_BENCH_TEST_DIR: '/tests',
+        T_BENCH_CONTAINER_LOGS_PATH: '/logs',
+        T_BENCH_CONTAINER_AGENT_LOGS_PATH: '/agent-logs',
+        T_BENCH_TASK_LOGS_PATH: '/tmp/tw-logs',
+        T_BENCH_TASK_AGENT_LOGS_PATH: '/tmp/tw-agent-logs',
+        T_BENCH_TASK_DOCKER_FILE_PATH: 'Dockerfile',
+      };
+      let main;
+      try {
+        main = readComposeMain(taskFile(task, env.composeFile), vars);
+      } catch (e) {
+        throw new InfraError('build-failed', `${task.id}: ${env.composeFile}: ${e instanceof Error ? e.message : String(e)}`, false);
+      }
+      if (main.otherServices.length) {
+        throw new InfraError('other', `${task.id}: ${env.composeFile} defines services beside '${main.service}' (${main.otherServices.join(', ')}); multi-container tasks are not supported yet — only a single main service runs`, false);
+      }
+      source = 'compose';
+      composeEnv = { ...main.env };
+      workdir = main.workdir;
+      notes.push(...main.notes);
+      if (main.build) {
+        contextDir = main.build.context;
+        dockerfile = path.resolve(contextDir, main.build.dockerfile);
+      } else if (main.image && main.image !== vars.T_BENCH_TASK_DOCKER_CLIENT_IMAGE_NAME) {
+        image = main.image;
+      }
+    }
+    if (!contextDir && env.dockerfile && fs.existsSync(taskFile(task, env.dockerfile))) {
+      contextDir = taskFile(task, env.contextDir);
+      dockerfile = taskFile(task, env.dockerfile);
+      if (source !== 'compose') source = 'dockerfile';
+    }
+    for (const n of notes) log(`note: ${n}\n`);
+
+    if (contextDir && dockerfile) {
+      if (!fs.existsSync(dockerfile)) throw new InfraError('build-failed', `${task.id}: Dockerfile ${path.relative(task.dir, dockerfile)} does not exist`, false);
+      const ctx = readBuildContext(contextDir, dockerfile);
+      const ref = `${imageRepo(task.id)}:${ctx.hash.slice(0, 16)}`;
+      if (await this.runtime.imageExists(ref)) {
+        log(`image ${ref} is up to date (build context unchanged: no rebuild)\n`);
+        return { ref, built: false, source, buildSec: 0, env: composeEnv, workdir, notes };
+      }
+      log(`building ${ref} from ${path.relative(task.dir, dockerfile) || 'Dockerfile'} (${ctx.files} files in the context, network none)\n`);
+      const started = Date.now();
+      try {
+        await this.runtime.buildImage({
+          context: ctx.tar, dockerfile: ctx.dockerfile, tag: ref,
+          labels: { [LABEL]: '1', [LABEL_TASK]: task.id },
+          timeoutSec: task.timeouts.buildSec, onLog: log, signal: opts.signal,
+        });
+      } catch (e) {
+        if (e instanceof InfraError && e.kind === 'build-failed') {
+          throw new InfraError('build-failed', `${task.id}: the image did not build: ${e.message}`, false);
+        }
+        throw e;
+      }
+      const buildSec = (Date.now() - started) / 1000;
+      log(`built ${ref} in ${buildSec.toFixed(1)} s\n`);
+      return { ref, built: true, source, buildSec, env: composeEnv, workdir, notes };
+    }
+    if (image) {
+      if (!(await this.runtime.imageExists(image))) {
+        throw new InfraError('image-missing', `${task.id}: image '${image}' is not present locally and Taskwright never pulls; load or build it first (docker load / docker build -t ${image} …)`, false);
+      }
+      log(`using image ${image} (docker_image, present locally)\n`);
+      return { ref: image, built: false, source: 'docker_image', buildSec: 0, env: composeEnv, workdir, notes };
+    }
+    throw new InfraError('build-failed', `${task.id}: no environment to run: no Dockerfile, compose build or docker_image found`, false);
+  }
+}

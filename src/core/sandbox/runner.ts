@@ -1,0 +1,109 @@
+import path from 'node:path';
+import type { Agent } from '../agents/agent';
+import type { Task } from '../model/task';
+import type { TrialRecord } from '../results/trial';
+import type { RunStore } from '../results/store';
+import { ImageCache } from './image';
+import { retryDelayMs } from './outcome';
+import { reapOrphans } from './reaper';
+import type { ContainerRuntime } from './runtime';
+import { runTrial, type BeforeVerifierHook, type TrialResult } from './trial';
+
+/** One unit of work: an attempt of an agent on a task. */
+export interface TrialJob {
+  readonly task: Task;
+  readonly taskPath: string;
+  readonly agent: Agent;
+  readonly attempt: number;
+  /** Short label used in the trial id (e.g. `oracle`, `nop`, `probe-conftest`). */
+  readonly label?: string;
+  readonly beforeVerifier?: BeforeVerifierHook;
+}
+
+export interface RunOptions {
+  readonly concurrency: number;
+  /** Extra tries after an infra error (each try is recorded). */
+  readonly retries: number;
+  readonly retryBaseMs?: number;
+  readonly checkpoint?: string;
+  readonly signal?: AbortSignal;
+  readonly onOutput?: (text: string) => void;
+  readonly onTrial?: (result: TrialResult, job: TrialJob) => void;
+}
+
+export interface SandboxDeps {
+  readonly runtime: ContainerRuntime;
+  readonly images?: ImageCache;
+}
+
+const sleep = (ms: number, signal?: AbortSignal): Promise<void> => new Promise((resolve) => {
+  const t = setTimeout(resolve, ms);
+  signal?.addEventListener('abort', () => { clearTimeout(t); resolve(); }, { once: true });
+});
+
+function safe(s: string): string {
+  return s.replace(/[^A-Za-z0-9_.-]+/g, '-').slice(0, 60);
+}
+
+/**
+ * Runs jobs with bounded concurrency, recording every finished trial (each try of an infra error
+ * too) in the store as it ends. Infra errors are retried with exponential back-off; they never
+ * turn into failures.
+ */
+export class TrialRunner {
+  readonly images: ImageCache;
+  private seq = 0;
+
+  constructor(private readonly deps: SandboxDeps, private readonly store: RunStore) {
+    this.images = deps.images ?? new ImageCache(deps.runtime);
+  }
+
+  /** Checks the engine and removes orphans of killed runs; call once before the first trial. */
+  async prepare(signal?: AbortSignal): Promise<{ reaped: number }> {
+    await this.deps.runtime.ping(signal);
+    const r = await reapOrphans(this.deps.runtime);
+    return { reaped: r.removed.length };
+  }
+
+  async runJob(job: TrialJob, opts: RunOptions): Promise<TrialResult[]> {
+    const results: TrialResult[] = [];
+    const n = ++this.seq;
+    for (let t = 1; ; t++) {
+      const trialId = `${String(n).padStart(3, '0')}-${safe(job.task.id)}-${safe(job.label ?? job.agent.spec)}-a${job.attempt}${t > 1 ? `-t${t}` : ''}`;
+      const logDir = this.store.trialDir(trialId);
+      const result = await runTrial({ runtime: this.deps.runtime, images: this.images }, {
+        task: job.task, taskPath: job.taskPath, agent: job.agent, runId: this.store.id, trialId,
+        attempt: job.attempt, try: t, checkpoint: opts.checkpoint, logDir,
+        logsRel: path.relative(this.store.dir, logDir).split(path.sep).join('/'),
+        beforeVerifier: job.beforeVerifier, onOutput: opts.onOutput, signal: opts.signal,
+      });
+      this.store.append(result.record);
+      results.push(result);
+      opts.onTrial?.(result, job);
+      if (!result.retryable || t > opts.retries || opts.signal?.aborted) return results;
+      await sleep(retryDelayMs(t, opts.retryBaseMs ?? 1000), opts.signal);
+    }
+  }
+
+  /** Runs all jobs; results are in job order (each job's tries in order). */
+  async runAll(jobs: readonly TrialJob[], opts: RunOptions): Promise<TrialResult[][]> {
+    const out: TrialResult[][] = new Array<TrialResult[]>(jobs.length);
+    let next = 0;
+    const worker = async (): Promise<void> => {
+      while (next < jobs.length) {
+        const i = next++;
+        const job = jobs[i] as TrialJob;
+        if (opts.signal?.aborted) { out[i] = []; continue; }
+        out[i] = await this.runJob(job, opts);
+      }
+    };
+    await Promise.all(Array.from({ length: Math.max(1, Math.min(opts.concurrency, jobs.length)) }, () => worker()));
+    return out;
+  }
+}
+
+export function countOutcomes(records: readonly TrialRecord[]): Record<string, number> {
+  const counts: Record<string, number> = {};
+  for (const r of records) counts[r.outcome] = (counts[r.outcome] ?? 0) + 1;
+  return counts;
+}

@@ -1,0 +1,94 @@
+import type { InfraKind } from '../results/trial';
+
+/**
+ * The container engine as the sandbox sees it. The dockerode implementation talks to a Docker
+ * Engine (local socket or `DOCKER_HOST`); another backend only has to provide these calls.
+ */
+export interface ContainerLimits {
+  readonly nanoCpus: number;
+  /** Memory limit in bytes; swap is set to the same value so the limit is memory+swap. */
+  readonly memoryBytes: number;
+  readonly pidsLimit: number;
+}
+
+export interface ContainerSpec {
+  readonly image: string;
+  readonly name?: string;
+  readonly env: Readonly<Record<string, string>>;
+  readonly workdir?: string;
+  readonly labels: Readonly<Record<string, string>>;
+  readonly limits: ContainerLimits;
+  readonly networkMode: string;
+}
+
+export interface BuildSpec {
+  /** The build context as a tar archive. */
+  readonly context: Buffer;
+  /** Dockerfile path inside the context. */
+  readonly dockerfile: string;
+  readonly tag: string;
+  readonly labels: Readonly<Record<string, string>>;
+  readonly timeoutSec: number;
+  readonly onLog: (text: string) => void;
+  readonly signal?: AbortSignal;
+}
+
+export interface ExecRequest {
+  readonly cmd: readonly string[];
+  readonly env?: Readonly<Record<string, string>>;
+  readonly user?: string;
+  readonly workdir?: string;
+  /** Stop waiting after this long (the caller removes the container when the process must die). */
+  readonly timeoutMs?: number;
+  readonly signal?: AbortSignal;
+  readonly onStdout?: (chunk: Buffer) => void;
+  readonly onStderr?: (chunk: Buffer) => void;
+}
+
+export interface ExecOutcome {
+  /** Null when the command did not finish (timed out or cancelled). */
+  readonly exitCode: number | null;
+  readonly stdout: string;
+  readonly stderr: string;
+  readonly timedOut: boolean;
+  readonly cancelled: boolean;
+  readonly durationMs: number;
+}
+
+export interface ContainerSummary {
+  readonly id: string;
+  readonly labels: Readonly<Record<string, string>>;
+  readonly state: string;
+}
+
+export interface ContainerRuntime {
+  /** Human-readable endpoint (socket path or `DOCKER_HOST`). */
+  readonly endpoint: string;
+  ping(signal?: AbortSignal): Promise<void>;
+  imageExists(ref: string): Promise<boolean>;
+  buildImage(spec: BuildSpec): Promise<void>;
+  /** Creates and starts a container; returns its id. */
+  start(spec: ContainerSpec, signal?: AbortSignal): Promise<string>;
+  exec(containerId: string, req: ExecRequest): Promise<ExecOutcome>;
+  /** Extracts a tar archive into an existing folder of the container. */
+  putArchive(containerId: string, dir: string, tar: Buffer): Promise<void>;
+  /** Force-removes a container and its anonymous volumes; a container already gone is not an error. */
+  remove(containerId: string): Promise<void>;
+  listByLabel(label: string): Promise<ContainerSummary[]>;
+}
+
+/** A fault of the harness or the engine, never of the agent or the task's verdict. */
+export class InfraError extends Error {
+  constructor(readonly kind: InfraKind, message: string, readonly retryable = true) {
+    super(message);
+    this.name = 'InfraError';
+  }
+}
+
+/** The label key every container and image the project creates carries. */
+export const LABEL = 'taskwright';
+export const LABEL_RUN = 'taskwright.run';
+export const LABEL_TRIAL = 'taskwright.trial';
+export const LABEL_PID = 'taskwright.pid';
+export const LABEL_HOST = 'taskwright.host';
+export const LABEL_TASK = 'taskwright.task';

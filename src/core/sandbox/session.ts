@@ -1,0 +1,90 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import type { ExecOptions, ExecResult, TrialSession } from '../agents/agent';
+import type { Task } from '../model/task';
+import { entriesFromDir, entryFromFile, packTar } from './tar';
+import type { ContainerRuntime } from './runtime';
+
+/**
+ * Runs a shell command the way a terminal agent would type it: bash when the image has it, else
+ * sh; bounded inside the container by coreutils/busybox `timeout` when one is given, so the
+ * process really stops (the engine's exec API cannot kill it).
+ */
+export const SHELL_WRAPPER =
+  'S=sh; command -v bash >/dev/null 2>&1 && S=bash; '
+  + 'if [ -n "$2" ] && command -v timeout >/dev/null 2>&1; then exec timeout -k 5 "$2" "$S" -c "$1"; fi; exec "$S" -c "$1"';
+
+export function shellCommand(command: string, timeoutSec?: number): string[] {
+  return ['/bin/sh', '-c', SHELL_WRAPPER, 'taskwright', command, timeoutSec ? String(Math.ceil(timeoutSec)) : ''];
+}
+
+/** Copies a host file or folder into an existing container folder (a folder keeps its name). */
+export async function copyInto(runtime: ContainerRuntime, containerId: string, hostPath: string, containerDir: string): Promise<void> {
+  const base = path.basename(hostPath);
+  const st = fs.statSync(hostPath);
+  const entries = st.isDirectory()
+    ? [{ name: base, mode: st.mode, type: 'dir' as const }, ...entriesFromDir(hostPath, base)]
+    : [entryFromFile(hostPath, base)];
+  await runtime.putArchive(containerId, containerDir, packTar(entries));
+}
+
+export interface SessionLogs {
+  readonly dir: string;
+  /** File name prefix for exec output (`agent` → agent.stdout / agent.stderr). */
+  readonly prefix: string;
+  readonly onOutput?: (text: string) => void;
+}
+
+/** The agent's view of a trial: commands in the trial's fresh container, logged to the trial folder. */
+export class ContainerSession implements TrialSession {
+  readonly logDir: string;
+
+  constructor(
+    readonly task: Task,
+    readonly containerId: string,
+    private readonly runtime: ContainerRuntime,
+    private readonly logs: SessionLogs,
+    private readonly phaseSignal: AbortSignal,
+    readonly dockerHost?: string,
+    private readonly defaults: { readonly user?: string; readonly env?: Readonly<Record<string, string>> } = {},
+  ) {
+    this.logDir = logs.dir;
+  }
+
+  private file(name: string): string {
+    return path.join(this.logs.dir, name);
+  }
+
+  async exec(command: string, options: ExecOptions = {}): Promise<ExecResult> {
+    const signal = options.signal ? AbortSignal.any([options.signal, this.phaseSignal]) : this.phaseSignal;
+    fs.appendFileSync(this.file(`${this.logs.prefix}.log`), `$ ${command}\n`);
+    this.logs.onOutput?.(`$ ${command}\n`);
+    const out = (name: string) => (c: Buffer): void => {
+      fs.appendFileSync(this.file(`${this.logs.prefix}.${name}`), c);
+      this.logs.onOutput?.(c.toString('utf8'));
+    };
+    const r = await this.runtime.exec(this.containerId, {
+      cmd: shellCommand(command, options.timeoutSec),
+      env: { ...this.defaults.env, ...options.env },
+      user: options.user ?? this.defaults.user,
+      workdir: options.workdir,
+      // The in-container `timeout` stops the process; this only bounds the wait if it is missing.
+      timeoutMs: options.timeoutSec ? (options.timeoutSec + 10) * 1000 : undefined,
+      signal,
+      onStdout: out('stdout'),
+      onStderr: out('stderr'),
+    });
+    const timedOut = r.timedOut || (options.timeoutSec !== undefined && r.exitCode === 124);
+    fs.appendFileSync(this.file(`${this.logs.prefix}.log`), `[exit ${r.exitCode ?? 'none'}${timedOut ? ', timed out' : ''}, ${r.durationMs} ms]\n`);
+    return { exitCode: r.exitCode ?? -1, stdout: r.stdout, stderr: r.stderr, timedOut, durationMs: r.durationMs };
+  }
+
+  copyIn(hostPath: string, containerDir: string): Promise<void> {
+    return copyInto(this.runtime, this.containerId, hostPath, containerDir);
+  }
+
+  log(line: string): void {
+    fs.appendFileSync(this.file(`${this.logs.prefix}.log`), line.endsWith('\n') ? line : `${line}\n`);
+    this.logs.onOutput?.(line.endsWith('\n') ? line : `${line}\n`);
+  }
+}

@@ -1,0 +1,108 @@
+import fs from 'node:fs';
+import path from 'node:path';
+
+/**
+ * A minimal ustar writer for build contexts and for copying task files into containers. It keeps
+ * the dependency surface small and lets the build context's hash and its tarball come from the
+ * same file list.
+ */
+export interface TarEntry {
+  /** POSIX path inside the archive. */
+  readonly name: string;
+  readonly mode: number;
+  readonly type: 'file' | 'dir' | 'symlink';
+  readonly data?: Buffer;
+  readonly linkTarget?: string;
+}
+
+function writeString(buf: Buffer, offset: number, length: number, value: string): void {
+  buf.write(value, offset, Math.min(length, Buffer.byteLength(value)), 'utf8');
+}
+
+function writeOctal(buf: Buffer, offset: number, length: number, value: number): void {
+  writeString(buf, offset, length, `${value.toString(8).padStart(length - 1, '0')}\0`);
+}
+
+function splitName(name: string): { name: string; prefix: string } {
+  if (Buffer.byteLength(name) <= 100) return { name, prefix: '' };
+  // ustar stores long names as prefix (≤155) + '/' + name (≤100).
+  for (let i = name.indexOf('/'); i >= 0; i = name.indexOf('/', i + 1)) {
+    const prefix = name.slice(0, i);
+    const rest = name.slice(i + 1);
+    if (Buffer.byteLength(prefix) <= 155 && Buffer.byteLength(rest) <= 100) return { name: rest, prefix };
+  }
+  throw new Error(`path too long for a tar archive: ${name}`);
+}
+
+function header(entry: TarEntry, size: number): Buffer {
+  const h = Buffer.alloc(512);
+  const { name, prefix } = splitName(entry.type === 'dir' && !entry.name.endsWith('/') ? `${entry.name}/` : entry.name);
+  writeString(h, 0, 100, name);
+  writeOctal(h, 100, 8, entry.mode & 0o7777);
+  writeOctal(h, 108, 8, 0);
+  writeOctal(h, 116, 8, 0);
+  writeOctal(h, 124, 12, size);
+  // A fixed mtime keeps archives (and image layers built from them) identical for identical content.
+  writeOctal(h, 136, 12, 0);
+  h.fill(0x20, 148, 156);
+  h.write(entry.type === 'file' ? '0' : entry.type === 'dir' ? '5' : '2', 156, 1, 'ascii');
+  if (entry.linkTarget) writeString(h, 157, 100, entry.linkTarget);
+  writeString(h, 257, 6, 'ustar\0');
+  writeString(h, 263, 2, '00');
+  writeString(h, 345, 155, prefix);
+  let sum = 0;
+  for (const b of h) sum += b;
+  writeString(h, 148, 8, `${sum.toString(8).padStart(6, '0')}\0 `);
+  return h;
+}
+
+export function packTar(entries: readonly TarEntry[]): Buffer {
+  const parts: Buffer[] = [];
+  for (const e of entries) {
+    const data = e.type === 'file' ? (e.data ?? Buffer.alloc(0)) : Buffer.alloc(0);
+    parts.push(header(e, data.length));
+    if (data.length) {
+      parts.push(data);
+      const pad = (512 - (data.length % 512)) % 512;
+      if (pad) parts.push(Buffer.alloc(pad));
+    }
+  }
+  parts.push(Buffer.alloc(1024));
+  return Buffer.concat(parts);
+}
+
+/**
+ * Entries for a host folder's tree, sorted, placed under `prefix` in the archive (e.g. `tests`).
+ * `filter` receives POSIX paths relative to `root` and may exclude them.
+ */
+export function entriesFromDir(root: string, prefix = '', filter?: (rel: string, isDir: boolean) => boolean): TarEntry[] {
+  const out: TarEntry[] = [];
+  const walk = (dir: string, rel: string): void => {
+    const names = fs.readdirSync(dir).sort();
+    for (const n of names) {
+      const abs = path.join(dir, n);
+      const r = rel ? `${rel}/${n}` : n;
+      const st = fs.lstatSync(abs);
+      const name = prefix ? `${prefix}/${r}` : r;
+      if (st.isDirectory()) {
+        if (filter && !filter(r, true)) continue;
+        out.push({ name, mode: st.mode, type: 'dir' });
+        walk(abs, r);
+      } else if (st.isSymbolicLink()) {
+        if (filter && !filter(r, false)) continue;
+        out.push({ name, mode: 0o777, type: 'symlink', linkTarget: fs.readlinkSync(abs) });
+      } else if (st.isFile()) {
+        if (filter && !filter(r, false)) continue;
+        out.push({ name, mode: st.mode, type: 'file', data: fs.readFileSync(abs) });
+      }
+    }
+  };
+  walk(root, '');
+  return out;
+}
+
+/** One host file as an archive entry named `name`. */
+export function entryFromFile(file: string, name: string): TarEntry {
+  const st = fs.statSync(file);
+  return { name, mode: st.mode, type: 'file', data: fs.readFileSync(file) };
+}

@@ -1,0 +1,26 @@
+import type { Ctx } from '../context';
+import { clearFilter } from './clearFilter';
+import { registerCommand, type CommandSpec } from './command';
+import { filterTasks } from './filterTasks';
+import { newTask } from './newTask';
+import { openTask } from './openTask';
+import { refreshTasks } from './refreshTasks';
+import { revealTask, revealTaskFolder } from './revealTask';
+
+/**
+ * The one command table. Each command lives in its own file; to add one, import it here and add it
+ * below, and declare its id, title and menus in package.json `contributes`.
+ */
+export const COMMANDS: readonly CommandSpec[] = [
+  refreshTasks,
+  filterTasks,
+  clearFilter,
+  newTask,
+  openTask,
+  revealTask,
+  revealTaskFolder,
+];
+
+export function registerCommands(ctx: Ctx): void {
+  for (const spec of COMMANDS) ctx.own(registerCommand(ctx, spec));
+}

@@ -1,0 +1,58 @@
+import * as vscode from 'vscode';
+import { Config } from './config';
+import { TaskExplorer } from './explorer/explorer';
+import { createLog } from './log';
+import { TaskIndex } from './tasks/taskIndex';
+import { TaskStatusService } from './tasks/status';
+
+/**
+ * The one object every part of the extension receives: the services it shares and the cleanup of
+ * everything created during the extension's lifetime. Whatever is created is registered here, where
+ * it is created (`ctx.own(x)` returns `x`).
+ */
+export class Ctx implements vscode.Disposable {
+  readonly log: vscode.LogOutputChannel;
+  readonly config = new Config();
+  /** Every task of the workspace, loaded by the core. */
+  readonly tasks: TaskIndex;
+  /** The status slot of each task (audit, validation, band) that the explorer shows as its icon. */
+  readonly status: TaskStatusService;
+  /** The Task Explorer view (filter, reveal). */
+  readonly explorer: TaskExplorer;
+  private readonly disposables: vscode.Disposable[] = [];
+
+  constructor(readonly extension: vscode.ExtensionContext) {
+    this.log = this.own(createLog());
+    this.tasks = this.own(new TaskIndex(this.config, this.log));
+    this.status = this.own(new TaskStatusService());
+    this.explorer = this.own(new TaskExplorer(this));
+    extension.subscriptions.push(this);
+  }
+
+  /** Registers `d` for disposal when the extension deactivates; returns it. */
+  own<T extends vscode.Disposable>(d: T): T {
+    this.disposables.push(d);
+    return d;
+  }
+
+  /** Absolute URI of a file shipped with the extension (media/, docs/rules/, dist/). */
+  asset(...segments: string[]): vscode.Uri {
+    return vscode.Uri.joinPath(this.extension.extensionUri, ...segments);
+  }
+
+  /** Sets a `when`-clause context key (all keys are `taskwright.*`). */
+  setContext(key: string, value: unknown): Thenable<unknown> {
+    return vscode.commands.executeCommand('setContext', `taskwright.${key}`, value);
+  }
+
+  dispose(): void {
+    // Reverse order: later registrations may depend on earlier ones.
+    for (const d of this.disposables.splice(0).reverse()) {
+      try {
+        d.dispose();
+      } catch {
+        // Keep disposing the rest: one failing cleanup must not leak the others.
+      }
+    }
+  }
+}

@@ -1,0 +1,33 @@
+import * as vscode from 'vscode';
+import type { TaskwrightApi } from './api';
+import { registerCommands } from './commands/index';
+import { Ctx } from './context';
+import { watchTasks } from './tasks/watcher';
+
+export async function activate(extension: vscode.ExtensionContext): Promise<TaskwrightApi> {
+  const ctx = new Ctx(extension);
+  ctx.log.info(`Taskwright ${String(extension.extension.packageJSON.version)} activating (trusted: ${vscode.workspace.isTrusted})`);
+  registerCommands(ctx);
+  ctx.own(watchTasks(ctx.tasks));
+  ctx.own(vscode.workspace.onDidChangeWorkspaceFolders(() => void ctx.tasks.rediscover()));
+  ctx.own(ctx.config.onDidChange(['discovery.exclude'], () => void ctx.tasks.rediscover()));
+  ctx.own(ctx.tasks.onDidChange(() => void ctx.setContext('hasTasks', ctx.tasks.all().length > 0)));
+
+  void ctx.tasks.rediscover();
+  const api: TaskwrightApi = {
+    taskExplorer: {
+      taskIds: () => ctx.tasks.all().map((t) => t.id).sort(),
+      visibleTaskIds: () => ctx.explorer.visibleTaskIds(),
+      filter: () => ctx.explorer.filter,
+      ready: () => ctx.tasks.whenIdle(),
+      task: (dir) => ctx.tasks.get(dir),
+      snapshot: () => ctx.explorer.snapshot(),
+      selectedTaskDirs: () => ctx.explorer.view.selection.flatMap((n) => (n.kind === 'task' ? [n.task.dir] : [])),
+    },
+  };
+  return api;
+}
+
+export function deactivate(): void {
+  // Everything is owned by the Ctx, which the ExtensionContext disposes.
+}

@@ -1,0 +1,148 @@
+// Runs inside the real VS Code extension host with `examples/` open: the Task Explorer lists the
+// example tasks grouped by dataset, the filter narrows them, New Task scaffolds a working task in
+// both formats, and the explorer follows edits made on disk.
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import * as vscode from 'vscode';
+import type { TaskwrightApi } from '../../src/extension/api';
+
+async function api(): Promise<TaskwrightApi> {
+  const ext = vscode.extensions.getExtension<TaskwrightApi>('taskwright.taskwright');
+  assert.ok(ext, 'the extension is not loaded');
+  const a = await ext.activate();
+  await a.taskExplorer.ready();
+  return a;
+}
+
+function workspaceDir(): string {
+  const ws = vscode.workspace.workspaceFolders?.[0];
+  assert.ok(ws, 'no workspace folder open (the rig opens examples/)');
+  return ws.uri.fsPath;
+}
+
+/** Example tasks on disk, by id, with their format (read independently of the extension). */
+function tasksOnDisk(root: string): Map<string, 'tb1' | 'harbor'> {
+  const out = new Map<string, 'tb1' | 'harbor'>();
+  const walk = (dir: string, depth: number): void => {
+    if (depth > 4) return;
+    for (const e of fs.readdirSync(dir, { withFileTypes: true })) {
+      if (!e.isDirectory() || e.name === 'node_modules' || e.name.startsWith('.')) continue;
+      const p = path.join(dir, e.name);
+      if (fs.existsSync(path.join(p, 'task.toml'))) out.set(e.name, 'harbor');
+      else if (fs.existsSync(path.join(p, 'task.yaml'))) out.set(e.name, 'tb1');
+      else walk(p, depth + 1);
+    }
+  };
+  walk(root, 0);
+  return out;
+}
+
+/** Waits (polling) until `check` holds; the deadline only bounds a hang, it is not what is tested. */
+async function until(what: string, check: () => boolean, deadlineMs = 15_000): Promise<void> {
+  const end = Date.now() + deadlineMs;
+  while (!check()) {
+    if (Date.now() > end) assert.fail(`gave up waiting: ${what}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+describe('Task Explorer', () => {
+  let tmp: string | undefined;
+
+  afterEach(async () => {
+    await vscode.commands.executeCommand('taskwright.tasks.clearFilter');
+  });
+
+  after(async () => {
+    if (tmp) fs.rmSync(tmp, { recursive: true, force: true });
+    const a = await api();
+    await vscode.commands.executeCommand('taskwright.tasks.refresh');
+    await a.taskExplorer.ready();
+  });
+
+  it('groups the example tasks by dataset, with difficulty · category descriptions', async () => {
+    const a = await api();
+    const onDisk = tasksOnDisk(workspaceDir());
+    const groups = a.taskExplorer.snapshot();
+    const shown = groups.flatMap((g) => g.tasks.map((t) => t.id)).sort();
+    assert.deepEqual(shown, [...onDisk.keys()].sort());
+    assert.ok(groups.some((g) => g.label === 'tasks'), `a "tasks" dataset group (got ${groups.map((g) => g.label).join(', ')})`);
+    for (const g of groups) {
+      for (const t of g.tasks) {
+        assert.match(t.description, /^(easy|medium|hard|unknown) · \S/, `${t.id} description`);
+        assert.equal(t.contextValue, `taskwright.task.${onDisk.get(t.id)}`, `${t.id} contextValue carries its format`);
+      }
+    }
+  });
+
+  it('narrows by format, by text and by difficulty, and clears', async () => {
+    const a = await api();
+    const onDisk = tasksOnDisk(workspaceDir());
+    const all = [...onDisk.keys()].sort();
+    const harbor = all.filter((id) => onDisk.get(id) === 'harbor');
+    const tb1 = all.filter((id) => onDisk.get(id) === 'tb1');
+    assert.ok(harbor.length > 0 && tb1.length > 0, 'examples hold both formats');
+
+    await vscode.commands.executeCommand('taskwright.tasks.filter', { formats: ['harbor'] });
+    assert.deepEqual(a.taskExplorer.visibleTaskIds(), harbor);
+    await vscode.commands.executeCommand('taskwright.tasks.filter', { formats: ['tb1'] });
+    assert.deepEqual(a.taskExplorer.visibleTaskIds(), tb1);
+
+    const one = all[0] as string;
+    await vscode.commands.executeCommand('taskwright.tasks.filter', { text: one.toUpperCase() });
+    assert.ok(a.taskExplorer.visibleTaskIds().includes(one), 'text matches case-insensitively');
+    assert.ok(a.taskExplorer.visibleTaskIds().length < all.length, 'text narrows');
+
+    const difficulty = a.taskExplorer.task(path.join(workspaceDir(), 'tasks', one))?.metadata.difficulty;
+    if (difficulty) {
+      await vscode.commands.executeCommand('taskwright.tasks.filter', { difficulties: [difficulty] });
+      const shown = a.taskExplorer.visibleTaskIds();
+      assert.ok(shown.includes(one));
+      for (const id of shown) assert.equal(a.taskExplorer.task(path.join(workspaceDir(), 'tasks', id))?.metadata.difficulty, difficulty);
+    }
+
+    await vscode.commands.executeCommand('taskwright.tasks.filter', { text: 'no-task-is-called-this' });
+    assert.deepEqual(a.taskExplorer.visibleTaskIds(), []);
+    await vscode.commands.executeCommand('taskwright.tasks.clearFilter');
+    assert.deepEqual(a.taskExplorer.visibleTaskIds(), all);
+    assert.deepEqual(a.taskExplorer.filter(), {});
+  });
+
+  it('New Task scaffolds a task in each format that loads without problems and is revealed', async () => {
+    const a = await api();
+    tmp = fs.mkdtempSync(path.join(workspaceDir(), 'tmp-new-task-'));
+    for (const format of ['harbor', 'tb1'] as const) {
+      const id = `scaffolded-${format}`;
+      const dir: string | undefined = await vscode.commands.executeCommand<string>('taskwright.task.new', { format, id, parentDir: tmp });
+      assert.ok(dir);
+      assert.equal(dir, path.join(tmp, id));
+      await a.taskExplorer.ready();
+      const task = a.taskExplorer.task(dir);
+      assert.ok(task, `${id} is in the task index`);
+      assert.equal(task.format, format);
+      assert.deepEqual(task.problems, []);
+      assert.ok(a.taskExplorer.taskIds().includes(id));
+      const group = a.taskExplorer.snapshot().find((g) => g.tasks.some((t) => t.id === id));
+      assert.equal(group?.label, path.basename(tmp), 'grouped under its folder');
+      await until(`${id} selected in the tree`, () => a.taskExplorer.selectedTaskDirs().includes(dir));
+    }
+    await assert.doesNotReject(Promise.resolve(vscode.commands.executeCommand('taskwright.task.new', { format: 'tb1', id: 'scaffolded-tb1', parentDir: tmp })),
+      'the command wrapper reports the error instead of throwing');
+    assert.equal(fs.readdirSync(tmp).length, 2, 'an existing task is not overwritten');
+  });
+
+  it('reloads a task edited on disk and drops a deleted one', async () => {
+    const a = await api();
+    assert.ok(tmp, 'runs after the New Task case');
+    const dir = path.join(tmp, 'scaffolded-harbor');
+    const toml = path.join(dir, 'task.toml');
+    fs.writeFileSync(toml, fs.readFileSync(toml, 'utf8').replace('difficulty = "easy"', 'difficulty = "hard"'));
+    await until('the edited difficulty shows', () => a.taskExplorer.task(dir)?.metadata.difficulty === 'hard');
+    const row = a.taskExplorer.snapshot().flatMap((g) => g.tasks).find((t) => t.id === 'scaffolded-harbor');
+    assert.match(row?.description ?? '', /^hard · /);
+
+    fs.rmSync(path.join(tmp, 'scaffolded-tb1'), { recursive: true, force: true });
+    await until('the deleted task leaves the explorer', () => !a.taskExplorer.taskIds().includes('scaffolded-tb1'));
+  });
+});

@@ -1,0 +1,43 @@
+import { BANDS, type Band } from '../../src/core/band/types';
+import { BAND_LABELS, totalCount, type ClassifiedModel } from '../../src/core/bandview/classify';
+import { esc, n } from './svg';
+
+/**
+ * One row per model: its label, a 100%-wide stacked bar of tasks per band, the in-band count in large
+ * type (the number people come for), and infra errors in their own pill, never inside the bar.
+ * The bar's SVG stretches to the row (viewBox 0..1000, preserveAspectRatio none): no measuring needed.
+ */
+export function barsHtml(models: readonly ClassifiedModel[], selected: string): string {
+  if (models.length === 0) return '<p class="empty">No results yet.</p>';
+  let out = '';
+  for (const m of models) {
+    const total = totalCount(m.counts);
+    let x = 0;
+    let rects = '';
+    for (const b of BANDS) {
+      const c = m.counts[b];
+      if (c === 0 || total === 0) continue;
+      const w = (c / total) * 1000;
+      rects += `<rect class="seg band-${b}" data-band="${b}" x="${n(x)}" y="0" width="${n(w)}" height="20"><title>${c} ${BAND_LABELS[b]}</title></rect>`;
+      x += w;
+    }
+    const label = `${m.key}: ${BANDS.map((b) => `${m.counts[b]} ${BAND_LABELS[b]}`).join(', ')}; ${m.infraErrors} infra errors`;
+    const inBand = m.counts['in-band'];
+    out += `<div class="model-row${m.key === selected ? ' selected' : ''}" role="button" tabindex="0" data-model="${esc(m.key)}" aria-pressed="${m.key === selected}" aria-label="${esc(label)}">`
+      + `<span class="model-name" title="${esc(m.key)}">${esc(m.key)}</span>`
+      + `<svg class="bar" viewBox="0 0 1000 20" preserveAspectRatio="none" aria-hidden="true">${rects}</svg>`
+      + `<span class="big-count band-text-in-band" title="tasks in band">${inBand}<small> in band${total ? ` · ${Math.round((inBand / total) * 100)}%` : ''}</small></span>`
+      + `<span class="infra-pill${m.infraErrors ? ' has-infra' : ''}" title="infrastructure errors: retried, never counted as the agent's failures">${m.infraErrors ? `${m.infraErrors} infra error${m.infraErrors === 1 ? '' : 's'}` : 'no infra errors'}</span>`
+      + '</div>';
+  }
+  return out;
+}
+
+/** The legend doubles as the table's band filter: each chip is a toggle button. */
+export function legendHtml(counts: Readonly<Record<Band, number>>, active: ReadonlySet<Band>): string {
+  return BANDS.map((b) => {
+    const on = active.size === 0 || active.has(b);
+    return `<button class="chip${on ? '' : ' off'}" data-band="${b}" aria-pressed="${active.has(b)}" title="show only ${BAND_LABELS[b]} tasks (toggle)">`
+      + `<span class="swatch band-${b}" aria-hidden="true"></span>${BAND_LABELS[b]} <b>${counts[b]}</b></button>`;
+  }).join('');
+}
