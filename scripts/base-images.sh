@@ -35,6 +35,11 @@ fail() { printf 'base-images: error: %s\n' "$*" >&2; exit 1; }
 
 docker version >/dev/null 2>&1 || fail "no Docker daemon answers; run scripts/docker-engine.sh first."
 
+# Serialize concurrent callers (CI and a test tier may both ask for the images).
+mkdir -p "$cache_dir"
+exec 8>"$cache_dir/.lock"
+flock -w 900 8 || fail "timed out waiting for $cache_dir/.lock (another base-images.sh is stuck?)"
+
 has_image() { docker image inspect "$1" >/dev/null 2>&1; }
 all_present() { local t; for t in "$@"; do has_image "$t" || return 1; done; }
 
@@ -45,6 +50,7 @@ tag_rest() {
   for t in "$@"; do docker tag "$first" "$t"; done
 }
 
+apt_updated=0
 ensure_apt_tools() {
   local missing=() pkg
   for pkg in "$@"; do
@@ -53,7 +59,10 @@ ensure_apt_tools() {
   [ "${#missing[@]}" -eq 0 ] && return 0
   [ "$(id -u)" -eq 0 ] || fail "needs ${missing[*]} (apt-get install) and that needs root."
   say "installing ${missing[*]} (apt-get) ..."
-  apt-get update -qq >/dev/null
+  if [ "$apt_updated" != 1 ]; then
+    apt-get update -qq >/dev/null
+    apt_updated=1
+  fi
   DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 }
 

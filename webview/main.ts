@@ -15,9 +15,9 @@ declare global {
 function start(): void {
   const root = document.getElementById('app');
   if (!root) return;
-  let app: BandApp | undefined;
-  const host = connectHost((msg: WebviewToHost) => app?.staticHost(msg));
-  app = new BandApp(root, host);
+  // The static report has no host: the app answers its own reveal/export messages.
+  const host = connectHost((msg: WebviewToHost) => app.staticHost(msg));
+  const app: BandApp = new BandApp(root, host);
   window.bandPanel = app;
   window.addEventListener('message', (e: MessageEvent) => app.receive(e.data));
   const embedded = document.getElementById('band-data');

@@ -8,7 +8,7 @@ export async function activate(extension: vscode.ExtensionContext): Promise<Task
   const ctx = new Ctx(extension);
   ctx.log.info(`Taskwright ${String(extension.extension.packageJSON.version)} activating (trusted: ${vscode.workspace.isTrusted})`);
   registerCommands(ctx);
-  ctx.own(watchTasks(ctx.tasks));
+  ctx.own(watchTasks(ctx.tasks, ctx.log));
   ctx.own(vscode.workspace.onDidChangeWorkspaceFolders(() => void ctx.tasks.rediscover()));
   ctx.own(ctx.config.onDidChange(['discovery.exclude'], () => void ctx.tasks.rediscover()));
   ctx.own(ctx.tasks.onDidChange(() => void ctx.setContext('hasTasks', ctx.tasks.all().length > 0)));

@@ -139,8 +139,9 @@ describe('Task Explorer', () => {
     const toml = path.join(dir, 'task.toml');
     fs.writeFileSync(toml, fs.readFileSync(toml, 'utf8').replace('difficulty = "easy"', 'difficulty = "hard"'));
     await until('the edited difficulty shows', () => a.taskExplorer.task(dir)?.metadata.difficulty === 'hard');
-    const row = a.taskExplorer.snapshot().flatMap((g) => g.tasks).find((t) => t.id === 'scaffolded-harbor');
-    assert.match(row?.description ?? '', /^hard · /);
+    const row = (): string => a.taskExplorer.snapshot().flatMap((g) => g.tasks).find((t) => t.id === 'scaffolded-harbor')?.description ?? '';
+    // The tree redraws after a short debounce.
+    await until('the tree row shows the new difficulty', () => row().startsWith('hard · '));
 
     fs.rmSync(path.join(tmp, 'scaffolded-tb1'), { recursive: true, force: true });
     await until('the deleted task leaves the explorer', () => !a.taskExplorer.taskIds().includes('scaffolded-tb1'));

@@ -58,9 +58,16 @@ function packageVsix() {
   const out = path.join(runDir, 'taskwright.vsix');
   // --no-dependencies: the bundles in dist/ carry everything; --allow-missing-repository keeps vsce
   // from prompting (CI has no stdin). `npx --no-install` never fetches vsce: it is a devDependency.
-  const r = spawnSync('npx', ['--no-install', 'vsce', 'package', '--no-dependencies', '--allow-missing-repository', '-o', out],
-    { cwd: REPO_ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
-  if (r.status !== 0) throw new Error(`vsce package failed (exit ${r.status}):\n${r.stdout}\n${r.stderr}`);
+  const args = ['--no-install', 'vsce', 'package', '--no-dependencies', '--allow-missing-repository', '-o', out];
+  // Without a `repository` in package.json vsce cannot rewrite the README's relative links and refuses;
+  // this VSIX only feeds the test, so a placeholder base keeps it packaging.
+  const manifest = JSON.parse(fs.readFileSync(path.join(REPO_ROOT, 'package.json'), 'utf8'));
+  if (!manifest.repository) args.push('--baseContentUrl', 'https://example.invalid/taskwright/', '--baseImagesUrl', 'https://example.invalid/taskwright/');
+  const r = spawnSync('npx', args, { cwd: REPO_ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+  if (r.status !== 0) {
+    const why = `${r.stdout}\n${r.stderr}`.split('\n').map((l) => l.trim()).filter(Boolean).join(' ');
+    throw new Error(`vsce package failed (exit ${r.status}): ${why}`);
+  }
   return out;
 }
 

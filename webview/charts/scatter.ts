@@ -1,7 +1,6 @@
 import type { ScatterPoint } from '../../src/core/bandview/pairing';
 import { esc, n, svg, unitTicksX, unitTicksY } from './svg';
 
-const PAD = { l: 44, r: 14, t: 12, b: 40 };
 
 /**
  * Model A's success rate (x) against model B's (y), one bubble per distinct point, area ∝ tasks.
@@ -9,16 +8,18 @@ const PAD = { l: 44, r: 14, t: 12, b: 40 };
  * button that narrows the table to its tasks.
  */
 export function scatterSvg(points: readonly ScatterPoint[], width: number, nameA: string, nameB: string): string {
-  const size = Math.max(200, Math.min(width, 420));
+  const size = Math.max(200, Math.min(width, 440));
+  const maxR = Math.max(6, Math.min(26, size / 16));
+  // Room for a full bubble at 100% and 0% on both axes.
+  const PAD = { l: 44 + maxR, r: maxR + 4, t: maxR + 4, b: 40 + maxR };
   const plot = size - PAD.l - PAD.r;
   const x = (v: number): number => PAD.l + v * plot;
   const y = (v: number): number => PAD.t + (1 - v) * plot;
   const H = PAD.t + plot + PAD.b;
   const maxCount = Math.max(1, ...points.map((p) => p.ids.length));
-  const maxR = Math.max(6, Math.min(28, plot / 10));
-  let body = unitTicksY(y, PAD.l, x(1)) + unitTicksX(x, y(0));
+  let body = unitTicksY(y, PAD.l - maxR, x(1)) + unitTicksX(x, y(0) + maxR);
   body += `<line class="diagonal" x1="${n(x(0))}" y1="${n(y(0))}" x2="${n(x(1))}" y2="${n(y(1))}"/>`;
-  body += `<text class="axis-title" x="${n(x(0.5))}" y="${n(H - 4)}" text-anchor="middle">${esc(nameA)}</text>`;
+  body += `<text class="axis-title" x="${n(x(0.5))}" y="${n(H - 6)}" text-anchor="middle">${esc(nameA)}</text>`;
   body += `<text class="axis-title" transform="translate(11 ${n(y(0.5))}) rotate(-90)" text-anchor="middle">${esc(nameB)}</text>`;
   // Big bubbles first so small ones stay visible and clickable on top.
   const sorted = [...points].sort((p, q) => q.ids.length - p.ids.length);

@@ -1,7 +1,7 @@
 import type { TrendSeries } from '../../src/core/bandview/trend';
 import { esc, n, pct, svg, unitTicksY } from './svg';
 
-const H = 200, PAD = { l: 44, r: 16, t: 16, b: 34 };
+const H = 210, PAD = { l: 44, r: 34, t: 22, b: 34 };
 
 /** Mean pass@k per checkpoint, one line per model, interval shaded, saturation marked. */
 export function trendSvg(series: readonly TrendSeries[], width: number, saturationLevel: number, k: number): string {
@@ -34,7 +34,10 @@ export function trendSvg(series: readonly TrendSeries[], width: number, saturati
   });
   const labelled = new Map<number, string>();
   for (const s of series) for (const p of s.points) if (!labelled.has(p.step)) labelled.set(p.step, p.checkpoint);
-  for (const [step, label] of labelled) body += `<text class="tick" x="${n(x(step))}" y="${H - PAD.b + 15}" text-anchor="middle">${esc(label)}</text>`;
+  // Thin the labels so they never overlap: about one per 70 px.
+  const every = Math.max(1, Math.ceil(labelled.size / Math.max(1, (w - PAD.l - PAD.r) / 70)));
+  let li = 0;
+  for (const [step, label] of labelled) if (li++ % every === 0) body += `<text class="tick" x="${n(x(step))}" y="${H - PAD.b + 15}" text-anchor="middle">${esc(label)}</text>`;
   body += `<text class="axis-title" x="${n(w / 2)}" y="${H - 3}" text-anchor="middle">checkpoint</text>`;
   return svg(w, H, `mean pass@${k} per checkpoint`, body, 'trend');
 }

@@ -1,8 +1,13 @@
 import type { CliCommand } from '../command';
-import { bandCommand } from './band';
+import { auditCommand } from './audit';
+import { bandCommand, setBandHtmlRenderer } from './band';
+import { writeBandHtml } from '../../core/report/bandHtml';
 import { listCommand } from './list';
 import { runCommand } from './run';
 import { validateCommand } from './validate';
 
 /** The one command table: each command lives in its own module. */
-export const COMMANDS: readonly CliCommand[] = [listCommand, validateCommand, runCommand, bandCommand];
+export const COMMANDS: readonly CliCommand[] = [listCommand, auditCommand, validateCommand, runCommand, bandCommand];
+
+// `taskwright band --html FILE`: the band panel's static report (src/core/report/bandHtml.ts).
+setBandHtmlRenderer(writeBandHtml);

@@ -1,6 +1,8 @@
 import type { Agent } from './agent';
 import { NopAgent } from './nop';
 import { OracleAgent } from './oracle';
+import { MissingKeyError } from './anthropic';
+import { createPolicyAgent, PolicySpecError } from './policy';
 
 /** Makes an agent from the part of its spec after `kind:` (empty for `oracle` / `nop`). */
 export type AgentMaker = (rest: string, spec: string) => Agent;
@@ -12,9 +14,22 @@ export type AgentMaker = (rest: string, spec: string) => Agent;
 export const AGENT_KINDS: Readonly<Record<string, AgentMaker>> = {
   oracle: () => new OracleAgent(),
   nop: () => new NopAgent(),
+  anthropic: (_rest, spec) => policyAgent(spec),
+  openai: (_rest, spec) => policyAgent(spec),
+  command: (_rest, spec) => policyAgent(spec),
 };
 
 export class AgentSpecError extends Error {}
+
+/** Policy agents (keys from the environment); a bad spec or a missing key is a usage error. */
+function policyAgent(spec: string): Agent {
+  try {
+    return createPolicyAgent(spec);
+  } catch (e) {
+    if (e instanceof PolicySpecError || e instanceof MissingKeyError) throw new AgentSpecError(e.message);
+    throw e;
+  }
+}
 
 export function createAgent(spec: string): Agent {
   const i = spec.indexOf(':');

@@ -1,3 +1,4 @@
+import { LOADER_RULES as LOADER_SEVERITY } from '../loader/index';
 import { metaOf, type RuleMeta, type RuleSpec, type StaticRule } from './rule';
 import * as dockerfile from './rules/dockerfile';
 import * as cross from './rules/crossFile';
@@ -5,7 +6,7 @@ import * as py from './rules/pythonTests';
 import * as verifier from './rules/verifierScript';
 
 /** Problems the loaders report (src/core/loader): registered here so every id has a docs page. */
-const LOADER_RULES: readonly RuleSpec[] = [
+const LOADER_RULE_SPECS: readonly RuleSpec[] = [
   { id: 'config-parse-error', class: 'invalidity', severity: 'error', title: 'task.yaml / task.toml does not parse' },
   { id: 'config-invalid-value', class: 'invalidity', severity: 'error', title: 'A configuration field has a value of the wrong type or range' },
   { id: 'config-unknown-key', class: 'invalidity', severity: 'info', title: 'A configuration key the format does not define' },
@@ -77,7 +78,7 @@ export const STATIC_RULES: readonly StaticRule[] = [
 
 export const RULES: readonly RuleMeta[] = [
   ...STATIC_RULES.map((r) => metaOf(r, 'static')),
-  ...LOADER_RULES.map((r) => metaOf(r, 'loader')),
+  ...LOADER_RULE_SPECS.map((r) => metaOf({ ...r, severity: (LOADER_SEVERITY as Record<string, RuleSpec['severity']>)[r.id] ?? r.severity }, 'loader')),
   ...DYNAMIC_RULES.map((r) => metaOf(r, 'dynamic')),
 ];
 

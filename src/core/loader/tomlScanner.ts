@@ -12,6 +12,7 @@ export function scanTomlPositions(text: string): SourceMap {
 }
 
 const BARE_KEY = /[A-Za-z0-9_-]/;
+const MAX_DEPTH = 32;
 
 class TomlScanner {
   private i = 0;
@@ -77,9 +78,12 @@ class TomlScanner {
   private value(path: string[], keyStart: number | undefined, keyEnd: number | undefined): void {
     const start = this.i;
     const c = this.s[this.i];
+    // Past a sane depth, nested arrays and tables are skipped as text (no recursion, no stack overflow).
+    const deep = path.length > MAX_DEPTH;
     if (c === '"' || c === "'") this.string();
-    else if (c === '[') this.array(path);
-    else if (c === '{') this.inlineTable(path);
+    else if (c === '[' && !deep) this.array(path);
+    else if (c === '{' && !deep) this.inlineTable(path);
+    else if (deep && (c === '[' || c === '{')) { this.toLineEnd(); return; }
     else this.scalar();
     if (this.i === start) return;
     this.record(path, keyStart, keyEnd, start, this.i);

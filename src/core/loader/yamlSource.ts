@@ -12,7 +12,13 @@ export interface YamlParse {
 /** Parses YAML keeping every key's and value's range; never throws. */
 export function parseYamlWithSources(text: string): YamlParse {
   const lines = new LineIndex(text);
-  const doc = parseDocument(text, { uniqueKeys: true, prettyErrors: false });
+  let doc: ReturnType<typeof parseDocument>;
+  try {
+    doc = parseDocument(text, { uniqueKeys: true, prettyErrors: false });
+  } catch (e) {
+    // The parser recurses on nesting; a pathological document must not take the loader down.
+    return { data: undefined, sources: new Map(), errors: [{ message: e instanceof Error ? e.message : String(e), range: lines.rangeOf(0, 0) }] };
+  }
   const errors = doc.errors.map((e) => ({
     message: e.message.split('\n')[0] ?? e.message,
     range: lines.rangeOf(e.pos[0], Math.max(e.pos[0], e.pos[1])),

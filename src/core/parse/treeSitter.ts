@@ -1,6 +1,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { Language, Parser, type Tree } from 'web-tree-sitter';
+import type { Parser as ParserType, Tree } from 'web-tree-sitter';
+// `require` so that esbuild picks the package's CommonJS build (its ES build needs import.meta.url).
+import TreeSitter = require('web-tree-sitter');
 import type { SyntaxNode, SyntaxTree } from './syntax';
 
 export type GrammarName = 'python' | 'bash';
@@ -20,8 +22,15 @@ function locate(file: string, fromPackage: () => string): string {
   return fromPackage();
 }
 
+const { Language, Parser } = TreeSitter;
+
+/** Resolved at run time (not bundled): only used when dist/grammars holds no copy. */
+function resolvePackageFile(spec: string): string {
+  return require.resolve(spec);
+}
+
 interface Loaded {
-  readonly parsers: Record<GrammarName, Parser>;
+  readonly parsers: Record<GrammarName, ParserType>;
 }
 
 let loading: Promise<Loaded> | undefined;
@@ -29,10 +38,10 @@ let loading: Promise<Loaded> | undefined;
 /** Initialises tree-sitter and both grammars once per process. */
 function load(): Promise<Loaded> {
   loading ??= (async () => {
-    const runtime = locate('tree-sitter.wasm', () => require.resolve('web-tree-sitter/tree-sitter.wasm'));
+    const runtime = locate('tree-sitter.wasm', () => resolvePackageFile(['web-tree-sitter', 'tree-sitter.wasm'].join('/')));
     await Parser.init({ locateFile: () => runtime });
-    const make = async (g: GrammarName): Promise<Parser> => {
-      const file = locate(GRAMMAR_FILES[g], () => require.resolve(`@vscode/tree-sitter-wasm/wasm/${GRAMMAR_FILES[g]}`));
+    const make = async (g: GrammarName): Promise<ParserType> => {
+      const file = locate(GRAMMAR_FILES[g], () => resolvePackageFile(`@vscode/tree-sitter-wasm/wasm/${GRAMMAR_FILES[g]}`));
       const lang = await Language.load(file);
       const p = new Parser();
       p.setLanguage(lang);

@@ -7,7 +7,7 @@
  * Handshake: the webview posts `ready` once its listeners are in place; the host sends nothing before
  * that (messages posted earlier are lost), then `init`, then any number of `update`s while a run streams.
  */
-import { BANDS, type Band, type BandReport, type BandThresholds, type ModelBandReport, type TaskBandRow } from '../band/types';
+import { BANDS, type Band, type BandReport, type BandThresholds, type CheckpointSeries, type ModelBandReport, type TaskBandRow } from '../band/types';
 
 export const BAND_PANEL_VIEW_TYPE = 'taskwright.bandPanel';
 
@@ -87,21 +87,36 @@ export function isThresholds(v: unknown): v is BandThresholds {
 function isTaskRow(v: unknown): v is TaskBandRow {
   return isRec(v) && isStr(v.id, 1024) && isStr(v.path) && isCount(v.attempts) && isCount(v.successes)
     && v.successes <= v.attempts && isCount(v.infraErrors) && isUnitOrNull(v.passAt1) && isUnitOrNull(v.passAtK)
-    && (v.interval === undefined || isPair(v.interval)) && isBand(v.band);
+    && (v.interval === undefined || isPair(v.interval)) && isBand(v.band)
+    && (v.possiblyInfra === undefined || isCount(v.possiblyInfra)) && (v.pending === undefined || typeof v.pending === 'boolean')
+    && (v.brokenReason === undefined || isStr(v.brokenReason, 10_000));
+}
+
+const isCounts = (v: unknown): v is Record<Band, number> => isRec(v) && BANDS.every((b) => isCount(v[b]));
+
+function isSeries(v: unknown): v is CheckpointSeries {
+  if (!isRec(v) || !isStr(v.model, 1024) || typeof v.saturated !== 'boolean' || (v.reason !== undefined && !isStr(v.reason, 10_000))) return false;
+  const r = v.rule;
+  if (!isRec(r) || !isUnit(r.meanAbove) || !isUnit(r.inBandBelow) || !isCount(r.window)) return false;
+  return Array.isArray(v.points) && v.points.every((p) => isRec(p) && isStr(p.checkpoint, 1024) && isUnitOrNull(p.meanPassAtK)
+    && (p.interval === null || isPair(p.interval)) && isUnitOrNull(p.inBandShare) && isCounts(p.counts));
 }
 
 function isModelReport(v: unknown): v is ModelBandReport {
   if (!isRec(v) || !isStr(v.model, 1024) || (v.checkpoint !== undefined && !isStr(v.checkpoint, 1024))) return false;
   if (!isUnitOrNull(v.meanPassAtK) || !(v.interval === null || isPair(v.interval)) || !isCount(v.infraErrors)) return false;
-  const counts = v.counts;
-  if (!isRec(counts) || !BANDS.every((b) => isCount(counts[b]))) return false;
+  if (!isCounts(v.counts)) return false;
+  if (v.agent !== undefined && !isStr(v.agent, 2048)) return false;
+  if (v.sources !== undefined && !(Array.isArray(v.sources) && v.sources.every((x) => isStr(x)))) return false;
+  if (v.inBandShare !== undefined && !isUnitOrNull(v.inBandShare)) return false;
   return Array.isArray(v.tasks) && v.tasks.every(isTaskRow);
 }
 
 export function isBandReport(v: unknown): v is BandReport {
   return isRec(v) && v.version === 1 && isCount(v.k) && v.k >= 1
     && (v.thresholds === undefined || isThresholds(v.thresholds))
-    && Array.isArray(v.models) && v.models.every(isModelReport);
+    && Array.isArray(v.models) && v.models.every(isModelReport)
+    && (v.series === undefined || (Array.isArray(v.series) && v.series.every(isSeries)));
 }
 
 export function isPanelData(v: unknown): v is PanelData {

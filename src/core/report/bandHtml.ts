@@ -79,3 +79,10 @@ export function loadPanelAssets(from: string = __dirname): PanelAssets {
     dir = up;
   }
 }
+
+/** Writes the static report for `taskwright band --html FILE` (hooked into the CLI's band command). */
+export async function writeBandHtml(report: BandReport, file: string): Promise<void> {
+  const sources = [...new Set(report.models.flatMap((m) => m.sources ?? []))];
+  const source = sources.length === 1 ? sources[0]! : sources.length > 1 ? `${sources.length} result folders` : path.basename(file, '.html');
+  await fs.promises.writeFile(file, renderBandHtml(report, { assets: loadPanelAssets(), source }));
+}

@@ -133,6 +133,7 @@ export function analyzeTask(t: TaskTrials): TaskValidation {
   const probeV = probeNames.flatMap((n) => (t.probes[n] ?? []).filter((r) => isVerdict(r.outcome)).map((r) => ({ n, r })));
   const leaked = [...new Set(probeV.filter(({ r }) => scored(r)).map(({ n }) => n))];
   if (!probeNames.length) checks.push({ name: 'reward-isolation', status: 'skipped', runs: 0, detail: 'no probes run' });
+  else if (nopScored.length) checks.push({ name: 'reward-isolation', status: 'skipped', runs: 0, detail: 'doing nothing already earns reward, so planted files prove nothing more' });
   else if (!probeV.length) checks.push({ name: 'reward-isolation', status: 'error', runs: 0, detail: `no probe trial gave a verdict${infraSummary(Object.values(t.probes).flat())}` });
   else if (leaked.length) {
     const what = leaked.map((n) => t.probeDescriptions?.[n] ?? n);

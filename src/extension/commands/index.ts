@@ -6,6 +6,8 @@ import { newTask } from './newTask';
 import { openTask } from './openTask';
 import { refreshTasks } from './refreshTasks';
 import { revealTask, revealTaskFolder } from './revealTask';
+import { openBandPanel } from '../panel/openPanel';
+import { registerBandPanelSerializer } from '../panel/bandPanel';
 
 /**
  * The one command table. Each command lives in its own file; to add one, import it here and add it
@@ -19,8 +21,10 @@ export const COMMANDS: readonly CommandSpec[] = [
   openTask,
   revealTask,
   revealTaskFolder,
+  openBandPanel,
 ];
 
 export function registerCommands(ctx: Ctx): void {
   for (const spec of COMMANDS) ctx.own(registerCommand(ctx, spec));
+  ctx.own(registerBandPanelSerializer(ctx));
 }

@@ -11,7 +11,7 @@ const IGNORED = /[\\/](node_modules|\.git|\.taskwright)([\\/]|$)/;
  * `git checkout`) into one update after `delayMs`: a config file created or deleted, or a folder
  * holding tasks deleted, means rediscovery; any other change reloads only the task that holds it.
  */
-export function watchTasks(index: TaskIndex, delayMs = 250): vscode.Disposable {
+export function watchTasks(index: TaskIndex, log: vscode.LogOutputChannel, delayMs = 250): vscode.Disposable {
   const watcher = vscode.workspace.createFileSystemWatcher('**/*');
   const dirty = new Set<string>();
   // Paths created outside every known task: a copied-in folder may hold new tasks.
@@ -25,6 +25,7 @@ export function watchTasks(index: TaskIndex, delayMs = 250): vscode.Disposable {
     created.clear();
     for (const p of fresh) if (await isDirectory(p)) rediscover = true;
     if (rediscover) {
+      log.debug('watcher: rediscovering tasks');
       rediscover = false;
       dirty.clear();
       void index.rediscover();
@@ -32,7 +33,10 @@ export function watchTasks(index: TaskIndex, delayMs = 250): vscode.Disposable {
     }
     const dirs = [...dirty];
     dirty.clear();
-    if (dirs.length) void index.reload(dirs);
+    if (dirs.length) {
+      log.debug(`watcher: reloading ${dirs.join(', ')}`);
+      void index.reload(dirs);
+    }
   };
   const schedule = (): void => {
     if (timer) clearTimeout(timer);
@@ -41,6 +45,7 @@ export function watchTasks(index: TaskIndex, delayMs = 250): vscode.Disposable {
   const onEvent = (kind: 'create' | 'change' | 'delete') => (uri: vscode.Uri): void => {
     if (uri.scheme !== 'file' || IGNORED.test(uri.fsPath)) return;
     const p = uri.fsPath;
+    log.info(`watcher: ${kind} ${p}`);
     if (CONFIG_FILES.has(path.basename(p)) && kind !== 'change') rediscover = true;
     else if (kind === 'delete' && index.all().some((t) => t.dir === p || t.dir.startsWith(p + path.sep))) rediscover = true;
     else {

@@ -16,8 +16,11 @@ export class Workbench {
     await this.page.locator('.statusbar').waitFor({ timeout });
   }
 
-  /** F1, type the command's title, Enter: the command runs exactly as from the keyboard. */
-  async runCommand(title, { timeout = 20_000 } = {}) {
+  /**
+   * F1, type the command's title, Enter: the command runs exactly as from the keyboard. A command
+   * that asks with a quick pick leaves the widget open: pass `thenQuickPick` and call quickPick().
+   */
+  async runCommand(title, { timeout = 20_000, thenQuickPick = false } = {}) {
     const input = this.page.locator('.quick-input-widget input.input');
     await this.page.keyboard.press('Escape');
     await this.page.keyboard.press('F1');
@@ -28,7 +31,31 @@ export class Workbench {
     const label = (await row.getAttribute('aria-label')) ?? '';
     if (!label.includes(title)) throw new Error(`palette's first match for "${title}" is "${label}"`);
     await this.page.keyboard.press('Enter');
+    if (!thenQuickPick) await this.page.locator('.quick-input-widget').waitFor({ state: 'hidden', timeout });
+  }
+
+  /** Answers the quick pick whose placeholder is `placeholder` by choosing the item labelled `label`. */
+  async quickPick(placeholder, label, { timeout = 20_000 } = {}) {
+    const input = this.page.locator(`.quick-input-widget input.input[placeholder="${placeholder}"]`);
+    await input.waitFor({ timeout });
+    await input.fill(label);
+    const row = this.page.locator('.quick-input-list .monaco-list-row', { has: this.page.locator('.label-name', { hasText: label }) }).first();
+    await row.waitFor({ timeout });
+    await row.click();
     await this.page.locator('.quick-input-widget').waitFor({ state: 'hidden', timeout });
+  }
+
+  /** The active editor: its tab's title and the text of its visible lines. */
+  async activeEditor({ timeout = 20_000 } = {}) {
+    const tab = this.page.locator('.tabs-container .tab.active').first();
+    await tab.waitFor({ timeout });
+    const lines = this.page.locator('.editor-instance .monaco-editor .view-lines').first();
+    await lines.waitFor({ timeout });
+    return {
+      title: ((await tab.getAttribute('aria-label')) ?? '').trim(),
+      // Monaco renders spaces as no-break spaces.
+      text: (await lines.innerText()).replace(/\u00a0/g, ' '),
+    };
   }
 
   /** Titles of the palette's matches for `text` (the palette is closed again). */
@@ -108,6 +135,7 @@ export class Workbench {
   async screenshot(name) {
     fs.mkdirSync(this.shotsDir, { recursive: true });
     const file = path.join(this.shotsDir, `${name}.png`);
+    await this.page.mouse.move(700, 450); // no hover tooltip over what the picture is for
     await this.page.screenshot({ path: file });
     return file;
   }

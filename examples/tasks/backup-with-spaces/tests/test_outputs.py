@@ -27,18 +27,24 @@ def backup(tmp_path):
         f.write_text(body)
     dest = tmp_path / "backups dir" / "today"
     proc = subprocess.run(["bash", SCRIPT, str(src), str(dest)], capture_output=True, text=True, timeout=30)
+    return proc, dest
+
+
+def test_exits_with_status_0(backup):
+    proc, _ = backup
     assert proc.returncode == 0, proc.stderr
-    return dest
 
 
 def test_archive_holds_exactly_the_txt_files(backup):
-    with tarfile.open(backup / "backup.tar.gz", "r:gz") as tar:
+    _, dest = backup
+    with tarfile.open(dest / "backup.tar.gz", "r:gz") as tar:
         names = sorted(m.name for m in tar.getmembers() if m.isfile())
     assert sorted(names) == sorted(TXT)
 
 
 def test_archive_contents_are_intact(backup):
-    with tarfile.open(backup / "backup.tar.gz", "r:gz") as tar:
+    _, dest = backup
+    with tarfile.open(dest / "backup.tar.gz", "r:gz") as tar:
         for rel in TXT:
             member = tar.extractfile(rel)
             assert member is not None, rel
@@ -46,5 +52,6 @@ def test_archive_contents_are_intact(backup):
 
 
 def test_manifest_is_sorted_relative_paths(backup):
-    lines = (backup / "manifest.txt").read_text().splitlines()
+    _, dest = backup
+    lines = (dest / "manifest.txt").read_text().splitlines()
     assert lines == TXT

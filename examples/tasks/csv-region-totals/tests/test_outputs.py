@@ -24,30 +24,33 @@ def expected():
     return units, cents
 
 
-@pytest.fixture(scope="module")
-def report():
+def load_report():
     assert REPORT.is_file(), "/app/report.json was not written"
     return json.loads(REPORT.read_text())
 
 
-def test_region_names_are_normalised(report):
+def test_region_names_are_normalised():
+    report = load_report()
     units, _ = expected()
     assert sorted(report["regions"]) == sorted(r.title() for r in units)
 
 
-def test_units_per_region(report):
+def test_units_per_region():
+    report = load_report()
     units, _ = expected()
     for region, n in units.items():
         got = report["regions"][region.title()]["units"]
         assert isinstance(got, int) and got == n, region
 
 
-def test_revenue_per_region(report):
+def test_revenue_per_region():
+    report = load_report()
     _, cents = expected()
     for region, c in cents.items():
         assert report["regions"][region.title()]["revenue"] == pytest.approx(c / 100, abs=0.005), region
 
 
-def test_top_region(report):
+def test_top_region():
+    report = load_report()
     _, cents = expected()
     assert report["top_region"] == max(cents, key=cents.get).title()

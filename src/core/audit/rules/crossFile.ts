@@ -59,10 +59,13 @@ export const instructionMissingFile: StaticRule = {
       seen.add(p);
       const name = basename(p);
       if ([...ctx.contextFiles].some((f) => basename(f) === name) || ctx.task.files.some((f) => basename(f) === name) || corpus.includes(name)) continue;
-      const sentenceStart = Math.max(instr.lastIndexOf('.', m.index), instr.lastIndexOf('\n', m.index)) + 1;
-      const nextStop = instr.slice(m.index).search(/\.(\s|$)|\n/);
-      const sentence = instr.slice(sentenceStart, nextStop < 0 ? undefined : m.index + nextStop);
-      if (OUTPUT_VERBS.test(sentence)) continue;
+      // The clause around the path: an output verb there ("write … to /app/x.json") makes it an output.
+      const before = instr.slice(0, m.index);
+      const clauseStart = Math.max(...['.', ',', ';', ':', '\n'].map((c) => before.lastIndexOf(c))) + 1;
+      const afterText = instr.slice(m.index + p.length);
+      const stop = afterText.search(/[.,;:](\s|$)|\n/);
+      const clause = instr.slice(clauseStart, m.index + p.length + (stop < 0 ? afterText.length : stop));
+      if (OUTPUT_VERBS.test(clause)) continue;
       const range = ctx.instructionRange(p);
       yield { file: ctx.task.instructionFile, ...(range ? { range } : {}), message: `The instruction refers to ${p}, but neither the build context, the Dockerfile, the solution nor the tests mention ${name}: the agent will not find it.` };
     }

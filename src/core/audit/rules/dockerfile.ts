@@ -19,7 +19,7 @@ function* runCommands(df: ParsedDockerfile): Generator<{ run: DockerRun; cmd: Sh
   for (const run of df.runs) for (const cmd of run.shell?.commands ?? []) yield { run, cmd };
 }
 
-function removeInstructionFix(df: ParsedDockerfile, file: string, copy: DockerCopy, what: string): Fix {
+function removeInstructionFix(file: string, copy: DockerCopy, what: string): Fix {
   const r = copy.instruction.range;
   return { title: `Remove the COPY of ${what}`, preferred: true, edits: [{ file, range: { start: { line: r.start.line, character: 0 }, end: { line: r.end.line + 1, character: 0 } }, newText: '' }] };
 }
@@ -69,7 +69,7 @@ export const testsCopiedIntoImage: StaticRule = {
         yield {
           file, range: copy.instruction.range,
           message: `\`${copy.instruction.keyword} ${src.value}\` puts the tests in the agent's image: the agent can read what is checked (and the harness copies the tests in at verification time anyway).`,
-          fix: removeInstructionFix(df, file, copy, src.value),
+          fix: removeInstructionFix(file, copy, src.value),
         };
       }
     }
@@ -91,7 +91,7 @@ export const solutionCopiedIntoImage: StaticRule = {
         yield {
           file, range: copy.instruction.range,
           message: `\`${copy.instruction.keyword} ${src.value}\` ships the reference solution to the agent: it can run it instead of doing the task.`,
-          fix: removeInstructionFix(df, file, copy, src.value),
+          fix: removeInstructionFix(file, copy, src.value),
         };
       }
     }
@@ -268,7 +268,7 @@ export const nprocWithCpuLimit: StaticRule = {
   *check(ctx) {
     const cpus = ctx.task.environment.cpus;
     if (cpus === undefined) return;
-    const files = [ctx.task.environment.dockerfile, ctx.solutionScript, ...ctx.verifierScripts].filter((f): f is string => !!f);
+    const files = [ctx.solutionScript, ...ctx.verifierScripts].filter((f): f is string => !!f);
     for (const file of files) {
       const t = ctx.text(file) ?? '';
       const re = /\bnproc\b|os\.cpu_count\(\)|multiprocessing\.cpu_count\(\)/g;

@@ -151,25 +151,35 @@ export const trivialAssertion: StaticRule = {
 };
 
 export const existenceOnlyTest: StaticRule = {
-  id: 'existence-only-test', class: 'misalignment', severity: 'warning',
-  title: 'A test only checks that a file exists (or is non-empty)',
+  id: 'existence-only-test', class: 'misalignment', severity: 'error',
+  title: 'The tests only check that files exist (or are non-empty)',
   *check(ctx) {
     const all = tests(ctx);
     const testCount = all.reduce((n, tf) => n + tf.functions.filter((f) => f.isTest).length, 0);
+    const flagged: { tf: TestFile; fn: PyFunction }[] = [];
+    let contentTests = 0;
     for (const tf of all) {
       const helpers = assertingHelpers(tf);
       for (const fn of tf.functions.filter((f) => f.isTest)) {
         const as = asserts(fn);
-        if (as.length === 0 || !as.every((a) => { const e = assertExpr(a); return e !== undefined && isExistenceCheck(tf.tree, e); })) continue;
-        if (failsOtherwise(tf, fn, helpers)) continue;
-        // Reading the file and calling anything on it usually means content is checked elsewhere in the test.
-        if (own(fn, 'call').some((c) => /read|load|run|popen|system|check|parse|json/i.test(calleeName(tf.tree, c)))) continue;
+        const existenceOnly = as.length > 0 && as.every((a) => { const e = assertExpr(a); return e !== undefined && isExistenceCheck(tf.tree, e); })
+          && !failsOtherwise(tf, fn, helpers)
+          // Reading the file and calling anything on it usually means content is checked in the test.
+          && !own(fn, 'call').some((c) => /read|load|run|popen|system|check|parse|json/i.test(calleeName(tf.tree, c)));
+        if (existenceOnly) flagged.push({ tf, fn });
+        else contentTests++;
+      }
+    }
+    // Rewards are all-or-nothing: an existence check beside tests of the content is a harmless sanity check.
+    if (contentTests > 0) return;
+    for (const { tf, fn } of flagged) {
+      {
         const sole = testCount === 1;
         yield {
-          file: tf.file, range: fnRange(ctx, tf, fn), ...(sole ? { severity: 'error' as const } : {}),
+          file: tf.file, range: fnRange(ctx, tf, fn),
           message: sole
             ? `${fn.name}, the only test, checks that a file exists and nothing about its content: \`touch\` earns full reward.`
-            : `${fn.name} checks only that a file exists (or is non-empty): an empty or wrong file passes it.`,
+            : `${fn.name} checks only that a file exists (or is non-empty), and no other test checks content: empty or wrong files earn full reward.`,
         };
       }
     }

@@ -307,7 +307,7 @@ export const verifierRunsAgentWritableCode: StaticRule = {
 };
 
 export const missingTestDepsInImage: StaticRule = {
-  id: 'missing-test-deps-in-image', class: 'brittleness', severity: 'warning',
+  id: 'missing-test-deps-in-image', class: 'brittleness', severity: 'info',
   title: 'The verifier runs pytest, but nothing installs it',
   *check(ctx) {
     const df = ctx.dockerfile();

@@ -1,6 +1,8 @@
 // The Task Explorer, as a user sees it: the Taskwright activity-bar container, the tree listing the
 // example tasks, and the extension's commands in the palette.
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
 
 const CONTAINER_ID = 'taskwright';
 const VIEW_ID = 'taskwright.tasks';
@@ -74,6 +76,10 @@ export default [
     },
   },
   {
+    name: 'Open Task Instruction from the palette opens the picked task',
+    run: (ctx) => openInstruction.run(ctx),
+  },
+  {
     name: 'refresh from the palette keeps the example tasks listed',
     async run({ wb, manifest, examples }) {
       const { container, view } = names(manifest);
@@ -87,3 +93,26 @@ export default [
     },
   },
 ];
+
+// A command that asks: F1 → "Open Task Instruction" → pick a task in the quick pick → its
+// instruction opens in an editor.
+export const openInstruction = {
+  name: 'Open Task Instruction from the palette opens the picked task',
+  async run({ wb, manifest, examples }) {
+    const harbor = examples.find((e) => e.format === 'harbor');
+    assert.ok(harbor, 'no Harbor example task (instruction.md) to open');
+    const cmd = (manifest.contributes?.commands ?? []).find((c) => c.command === 'taskwright.task.open');
+    assert.ok(cmd, 'package.json contributes no taskwright.task.open');
+    await wb.runCommand(paletteTitle(cmd), { thenQuickPick: true });
+    await wb.quickPick('Open which task?', harbor.id);
+    const firstLine = fs.readFileSync(path.join(harbor.dir, 'instruction.md'), 'utf8').split('\n').find((l) => l.trim()) ?? '';
+    let editor = await wb.activeEditor();
+    for (let i = 0; i < 20 && !editor.title.startsWith('instruction.md'); i++) {
+      await wb.page.waitForTimeout(250);
+      editor = await wb.activeEditor();
+    }
+    assert.match(editor.title, /^instruction\.md/);
+    assert.ok(editor.text.includes(firstLine.trim().slice(0, 40)), `editor shows "${firstLine.trim()}"; it shows:\n${editor.text.slice(0, 300)}`);
+    await wb.screenshot('open-task-instruction');
+  },
+};

@@ -1,0 +1,153 @@
+#!/usr/bin/env node
+// Band panel bench: time from the data message to a rendered panel for 10,000 tasks × 3 models in
+// headless Chromium (Debian's, driven by the rig's playwright-core), plus re-classification after a
+// threshold move, a jump-scroll of the virtualised table, and the webview bundle's size.
+//
+//   node scripts/build.mjs && node bench/panel.mjs [--tasks 10000] [--models 3] [--runs 7] [--shots DIR]
+//
+// Prints a Markdown block for bench/RESULTS.md ("Panel").
+import { execFileSync } from 'node:child_process';
+import { createRequire } from 'node:module';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import zlib from 'node:zlib';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const require = createRequire(import.meta.url);
+const { values: o } = parseArgs({ options: { tasks: { type: 'string', default: '10000' }, models: { type: 'string', default: '3' }, runs: { type: 'string', default: '7' }, shots: { type: 'string' } } });
+const TASKS = Number(o.tasks), MODELS = Number(o.models), RUNS = Number(o.runs);
+
+const { bandReport } = require(path.join(root, 'out/src/core/band/report.js'));
+const { renderBandHtml, loadPanelAssets } = require(path.join(root, 'out/src/core/report/bandHtml.js'));
+const { chromium } = require(path.join(root, 'test/vscode/node_modules/playwright-core'));
+const esbuild = require(path.join(root, 'node_modules/esbuild'));
+
+/** Deterministic pseudo-random numbers (mulberry32), so every run benches the same data. */
+function rng(seed) {
+  return () => {
+    seed |= 0; seed = (seed + 0x6d2b79f5) | 0;
+    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** A realistic report: 2 attempts per task, skill varying by model, some infra errors, a few broken. */
+function syntheticReport() {
+  const r = rng(7);
+  const difficulty = Array.from({ length: TASKS }, () => r());
+  const models = Array.from({ length: MODELS }, (_, m) => ({
+    model: `policy-${m + 1}`,
+    sources: ['bench'],
+    tasks: difficulty.map((d, i) => {
+      const p = Math.min(1, Math.max(0, 1 - d + (m - 1) * 0.15 + (r() - 0.5) * 0.2));
+      const infra = r() < 0.03 ? 1 : 0;
+      const attempts = r() < 0.01 ? 1 : 2;
+      let successes = 0;
+      for (let a = 0; a < attempts; a++) if (r() < p) successes++;
+      return { id: `task-${String(i).padStart(5, '0')}`, path: `tasks/task-${String(i).padStart(5, '0')}`, attempts, successes, infraErrors: infra, possiblyInfra: 0, pending: false };
+    }),
+  }));
+  const broken = new Map(Array.from({ length: Math.round(TASKS / 200) }, (_, i) => [`task-${String(i * 200).padStart(5, '0')}`, 'oracle fails']));
+  return bandReport(models, { broken, bootstrap: { resamples: 200 } });
+}
+
+async function bundleSizes() {
+  const r = await esbuild.build({
+    entryPoints: [path.join(root, 'webview/main.ts')], bundle: true, minify: true, format: 'iife', platform: 'browser', target: 'es2022',
+    write: false, metafile: true, absWorkingDir: root, logLevel: 'silent',
+  });
+  const js = r.outputFiles[0].contents;
+  const inputs = Object.values(r.metafile.outputs)[0].inputs;
+  const group = (k) => (k.includes('@vscode-elements') ? '@vscode-elements/elements' : /node_modules\/(lit|lit-html|lit-element|@lit)\//.test(k) ? 'lit' : k.startsWith('src/') ? 'shared core (src/core)' : k.startsWith('webview/') ? 'webview (charts, table, app)' : 'other');
+  const groups = {};
+  for (const [k, v] of Object.entries(inputs)) groups[group(k)] = (groups[group(k)] ?? 0) + v.bytesInOutput;
+  const css = fs.readFileSync(path.join(root, 'media/band-panel.css'));
+  return { min: js.length, gzip: zlib.gzipSync(js, { level: 9 }).length, groups, css: css.length, cssGzip: zlib.gzipSync(css, { level: 9 }).length, dev: fs.statSync(path.join(root, 'dist/webview.js')).size };
+}
+
+const median = (xs) => { const s = [...xs].sort((a, b) => a - b); return s[Math.floor(s.length / 2)]; };
+const f = (x) => x.toFixed(1);
+
+const t0 = Date.now();
+const report = syntheticReport();
+const genMs = Date.now() - t0;
+const json = JSON.stringify(report);
+const assets = loadPanelAssets(path.join(root, 'out/src/core/report'));
+// The page starts with an empty report, as the webview does before the host's data arrives.
+const emptyHtml = renderBandHtml({ version: 1, k: 2, thresholds: report.thresholds, models: [] }, { assets, source: 'bench' });
+const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'panel-bench-'));
+const page0 = path.join(tmp, 'panel.html');
+fs.writeFileSync(page0, emptyHtml);
+
+const browser = await chromium.launch({ executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium', args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking'] });
+const results = [];
+try {
+  for (let i = 0; i < RUNS; i++) {
+    const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+    const errors = [];
+    page.on('pageerror', (e) => errors.push(e.message));
+    await page.goto(`file://${page0}`);
+    await page.waitForFunction(() => window.bandPanel !== undefined);
+    // The message is built in the page from JSON (as VS Code's postMessage delivers a structured clone).
+    await page.evaluate((text) => { window.__msg = { type: 'init', data: { report: JSON.parse(text), source: 'bench', live: false } }; }, json);
+    const m = await page.evaluate(async () => {
+      const app = window.bandPanel;
+      const frame = () => new Promise((r) => requestAnimationFrame(() => setTimeout(r, 0)));
+      const t0 = performance.now();
+      window.postMessage(window.__msg, '*');
+      while (!(app.lastRenderMs > t0)) await new Promise((r) => setTimeout(r, 0));
+      const script = app.lastRenderMs - t0;
+      await frame();
+      const rendered = performance.now() - t0;
+      const rows = document.querySelectorAll('.vt-body .vt-row').length;
+      // A threshold move: re-classify 30,000 rows and redraw bars, histogram, table and scatter.
+      const t1 = performance.now();
+      app.setThresholds({ low: 0.25, high: 0.75 });
+      await frame(); await frame();
+      const threshold = performance.now() - t1;
+      // A jump to the middle of the table: only the rows in view are rendered.
+      const vp = document.querySelector('.vt-viewport');
+      const t2 = performance.now();
+      vp.scrollTop = vp.scrollHeight / 2;
+      await frame(); await frame();
+      const scroll = performance.now() - t2;
+      return { script, rendered, threshold, scroll, rows, total: document.querySelectorAll('[role=row]').length };
+    });
+    if (errors.length) throw new Error(`page errors: ${errors.join('; ')}`);
+    results.push(m);
+    if (o.shots && i === 0) { fs.mkdirSync(o.shots, { recursive: true }); await page.screenshot({ path: path.join(o.shots, 'panel-bench-10k.png'), fullPage: true }); }
+    await page.close();
+  }
+} finally {
+  await browser.close();
+  fs.rmSync(tmp, { recursive: true, force: true });
+}
+
+const sizes = await bundleSizes();
+const chromiumVersion = (() => { try { return execFileSync(process.env.CHROMIUM ?? '/usr/bin/chromium', ['--version'], { encoding: 'utf8' }).trim(); } catch { return 'chromium'; } })();
+const cpu = os.cpus()[0]?.model ?? 'unknown CPU';
+const pick = (k) => results.map((r) => r[k]);
+console.log(`### Panel
+
+Machine: ${os.cpus().length} × ${cpu}, ${Math.round(os.totalmem() / 2 ** 30)} GiB, ${chromiumVersion} headless (--disable-gpu), Node ${process.version}.
+Command: \`node scripts/build.mjs && node bench/panel.mjs\` (${TASKS.toLocaleString('en')} tasks × ${MODELS} models, ${RUNS} runs, fresh page each; data generated in ${genMs} ms, ${(json.length / 2 ** 20).toFixed(1)} MiB of JSON).
+
+| measure (ms) | median | max |
+|---|---:|---:|
+| data message → panel rendered (script done: validate, classify, bin, sort, draw) | ${f(median(pick('script')))} | ${f(Math.max(...pick('script')))} |
+| data message → next frame (incl. style, layout, paint) | ${f(median(pick('rendered')))} | ${f(Math.max(...pick('rendered')))} |
+| threshold moved → re-classified and redrawn (2 frames) | ${f(median(pick('threshold')))} | ${f(Math.max(...pick('threshold')))} |
+| jump-scroll to the middle of the table (2 frames) | ${f(median(pick('scroll')))} | ${f(Math.max(...pick('scroll')))} |
+
+Table rows in the DOM for ${TASKS.toLocaleString('en')} tasks: ${results[0].rows} (virtualised). Goal ≤ 300 ms: **${median(pick('rendered')) <= 300 ? 'met' : 'NOT met'}**.
+
+Webview bundle (esbuild, minified, iife): **${(sizes.min / 1024).toFixed(1)} KiB** (${(sizes.gzip / 1024).toFixed(1)} KiB gzip); the development build in dist/ is ${(sizes.dev / 1024).toFixed(1)} KiB unminified. CSS ${(sizes.css / 1024).toFixed(1)} KiB (${(sizes.cssGzip / 1024).toFixed(1)} KiB gzip).
+
+| part of the minified bundle | KiB |
+|---|---:|
+${Object.entries(sizes.groups).sort((a, b) => b[1] - a[1]).map(([k, v]) => `| ${k} | ${(v / 1024).toFixed(1)} |`).join('\n')}
+`);

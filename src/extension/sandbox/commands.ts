@@ -1,0 +1,104 @@
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import * as vscode from 'vscode';
+import { AGENT_KINDS, createAgent } from '../../core/agents/factory';
+import type { CommandSpec } from '../commands/command';
+import { pickTask } from '../commands/taskArg';
+import { sandboxOf } from './sandboxService';
+
+/** Taskwright: Validate Task — build, nop × N, oracle × N, agreement, reward isolation, timeout margin. */
+export const validateTask: CommandSpec = {
+  id: 'taskwright.sandbox.validate',
+  needsTrust: 'Validating a task (building its image and running it in Docker)',
+  async run(ctx, arg) {
+    const task = await pickTask(ctx, arg, 'Select a task to validate');
+    if (!task) return undefined;
+    const [v] = await sandboxOf(ctx).validate([task]);
+    if (v) {
+      const msg = `Taskwright: ${task.id} is ${v.verdict}${v.findings.length ? ` — ${v.findings.map((f) => f.rule).join(', ')}` : ''}`;
+      void (v.verdict === 'valid' ? vscode.window.showInformationMessage(msg) : vscode.window.showWarningMessage(msg));
+    }
+    return v;
+  },
+};
+
+/** Taskwright: Validate All Tasks. */
+export const validateAll: CommandSpec = {
+  id: 'taskwright.sandbox.validateAll',
+  needsTrust: 'Validating tasks (building images and running them in Docker)',
+  async run(ctx) {
+    const tasks = ctx.tasks.all();
+    if (!tasks.length) {
+      void vscode.window.showInformationMessage('Taskwright: no tasks in this workspace.');
+      return [];
+    }
+    const results = await sandboxOf(ctx).validate(tasks);
+    const bad = results.filter((r) => r.verdict !== 'valid');
+    void vscode.window.showInformationMessage(`Taskwright: ${results.length - bad.length} of ${results.length} tasks valid${bad.length ? `; not valid: ${bad.map((b) => `${b.id} (${b.verdict})`).join(', ')}` : ''}`);
+    return results;
+  },
+};
+
+/** Taskwright: Rerun Task… — one trial in a fresh container with the agent the user picks. */
+export const rerunTask: CommandSpec = {
+  id: 'taskwright.sandbox.rerun',
+  needsTrust: 'Rerunning a task (building its image and running an agent in Docker)',
+  async run(ctx, arg, agentSpec?: unknown) {
+    const task = await pickTask(ctx, arg, 'Select a task to rerun');
+    if (!task) return undefined;
+    let spec = typeof agentSpec === 'string' ? agentSpec : undefined;
+    if (!spec) {
+      const picked = await vscode.window.showQuickPick(Object.keys(AGENT_KINDS).map((k) => ({
+        label: k,
+        description: k === 'oracle' ? 'runs the reference solution' : k === 'nop' ? 'does nothing (must fail)' : 'spec: kind:argument',
+      })), { placeHolder: 'Agent for the trial' });
+      if (!picked) return undefined;
+      spec = picked.label;
+      if (!['oracle', 'nop'].includes(spec)) {
+        const rest = await vscode.window.showInputBox({ prompt: `Agent spec after '${spec}:'`, placeHolder: 'model or program' });
+        if (!rest) return undefined;
+        spec = `${spec}:${rest}`;
+      }
+    }
+    const record = await sandboxOf(ctx).rerun(task, createAgent(spec));
+    if (record) {
+      const detail = record.infra ? ` — ${record.infra.kind}: ${record.infra.message}` : '';
+      void vscode.window.showInformationMessage(`Taskwright: ${task.id} with ${spec}: ${record.outcome}${record.reward !== null ? ` (reward ${record.reward})` : ''}${detail}`);
+    }
+    return record;
+  },
+};
+
+const LOG_FILES = ['verdict.txt', 'verifier.stdout', 'verifier.stderr', 'agent.log', 'agent.stdout', 'agent.stderr', 'probe.log', 'build.log', 'reward.txt', 'reward.json'];
+
+/** Taskwright: Open Trial Logs… — the logs of a trial of the task's last validation or rerun. */
+export const openTrialLogs: CommandSpec = {
+  id: 'taskwright.sandbox.openTrialLogs',
+  async run(ctx, arg) {
+    const task = await pickTask(ctx, arg, 'Select a task');
+    if (!task) return undefined;
+    const last = sandboxOf(ctx).lastTrialsOf(task.dir);
+    if (!last?.trials.length) {
+      void vscode.window.showInformationMessage(`Taskwright: ${task.id} has no trials in this session; run "Validate Task" or "Rerun Task" first.`);
+      return undefined;
+    }
+    const trial = await vscode.window.showQuickPick(last.trials.map((t) => ({
+      label: `${t.outcome}${t.reward !== null ? ` (reward ${t.reward})` : ''}`, description: t.trial, detail: t.infra ? `${t.infra.kind}: ${t.infra.message}` : undefined, t,
+    })), { placeHolder: 'Trial' });
+    if (!trial) return undefined;
+    const dir = path.join(last.runDir, trial.t.logs);
+    const files = LOG_FILES.filter((f) => fs.existsSync(path.join(dir, f)));
+    const file = files.length === 1 ? files[0] : (await vscode.window.showQuickPick(files, { placeHolder: `Logs of ${trial.t.trial}` }));
+    if (!file) return undefined;
+    await vscode.window.showTextDocument(vscode.Uri.file(path.join(dir, file)), { preview: true });
+    return path.join(dir, file);
+  },
+};
+
+/** Taskwright: Show Sandbox Log. */
+export const showSandboxLog: CommandSpec = {
+  id: 'taskwright.sandbox.showLog',
+  run(ctx) {
+    sandboxOf(ctx).output.show(true);
+  },
+};

@@ -1,0 +1,217 @@
+import * as path from 'node:path';
+import * as vscode from 'vscode';
+import type { Agent } from '../../core/agents/agent';
+import type { Finding } from '../../core/model/finding';
+import type { Task } from '../../core/model/task';
+import { defaultResultsDir, newRunId, RunStore } from '../../core/results/store';
+import type { TrialRecord } from '../../core/results/trial';
+import { DockerodeRuntime } from '../../core/sandbox/dockerRuntime';
+import { reapOrphans } from '../../core/sandbox/reaper';
+import { countOutcomes, TrialRunner } from '../../core/sandbox/runner';
+import type { TaskValidation } from '../../core/validate/types';
+import { validateTasks } from '../../core/validate/validate';
+import type { Ctx } from '../context';
+import type { StatusLevel } from '../tasks/status';
+
+/** Dynamic findings are told apart from the static audit's by this diagnostic source. */
+export const SANDBOX_SOURCE = 'taskwright sandbox';
+
+const VERDICT_LEVEL: Readonly<Record<TaskValidation['verdict'], StatusLevel>> = {
+  valid: 'ok', invalid: 'error', misaligned: 'error', brittle: 'warning', 'infra-error': 'warning',
+};
+
+const SEVERITY: Readonly<Record<Finding['severity'], vscode.DiagnosticSeverity>> = {
+  error: vscode.DiagnosticSeverity.Error, warning: vscode.DiagnosticSeverity.Warning, info: vscode.DiagnosticSeverity.Information,
+};
+
+function sandboxSetting<T>(key: string, fallback: T): T {
+  return vscode.workspace.getConfiguration('taskwright').get<T>(`sandbox.${key}`) ?? fallback;
+}
+
+/** A cancellation token as an AbortSignal: the core's long work takes signals. */
+function signalOf(token: vscode.CancellationToken): { signal: AbortSignal; dispose(): void } {
+  const c = new AbortController();
+  const sub = token.onCancellationRequested(() => c.abort(new Error('cancelled')));
+  if (token.isCancellationRequested) c.abort(new Error('cancelled'));
+  return { signal: c.signal, dispose: () => sub.dispose() };
+}
+
+/**
+ * The editor's side of the sandbox: one engine connection, the "Taskwright Sandbox" log channel
+ * that streams build and trial output, dynamic findings as diagnostics, and each task's last
+ * validation (as its status icon and for opening trial logs).
+ */
+export class SandboxService implements vscode.Disposable {
+  readonly output: vscode.LogOutputChannel;
+  private readonly diagnostics: vscode.DiagnosticCollection;
+  private readonly runtime = new DockerodeRuntime();
+  private readonly lastTrials = new Map<string, { readonly runDir: string; readonly trials: readonly TrialRecord[] }>();
+  private readonly lastValidation = new Map<string, TaskValidation>();
+  private reaped = false;
+
+  constructor(private readonly ctx: Ctx) {
+    this.output = vscode.window.createOutputChannel('Taskwright Sandbox', { log: true });
+    this.diagnostics = vscode.languages.createDiagnosticCollection('taskwright-sandbox');
+  }
+
+  private resultsDir(task: Task): string {
+    const folder = vscode.workspace.getWorkspaceFolder(vscode.Uri.file(task.dir));
+    return defaultResultsDir(folder?.uri.fsPath ?? path.dirname(task.dir));
+  }
+
+  private relPath(task: Task): string {
+    return vscode.workspace.asRelativePath(task.dir, false);
+  }
+
+  private stream(text: string): void {
+    for (const line of text.replace(/\n$/, '').split('\n')) this.output.info(line);
+  }
+
+  private async prepare(signal: AbortSignal): Promise<void> {
+    await this.runtime.ping(signal);
+    if (!this.reaped) {
+      const r = await reapOrphans(this.runtime);
+      if (r.removed.length) this.output.info(`removed ${r.removed.length} container(s) left by a killed run`);
+      this.reaped = true;
+    }
+  }
+
+  lastValidationOf(taskDir: string): TaskValidation | undefined {
+    return this.lastValidation.get(taskDir);
+  }
+
+  lastTrialsOf(taskDir: string): { readonly runDir: string; readonly trials: readonly TrialRecord[] } | undefined {
+    return this.lastTrials.get(taskDir);
+  }
+
+  /** Validates tasks with progress and cancel; publishes diagnostics and status icons. */
+  async validate(tasks: readonly Task[]): Promise<TaskValidation[]> {
+    const runs = sandboxSetting('runs', 3);
+    const concurrency = sandboxSetting('concurrency', 2);
+    return vscode.window.withProgress({
+      location: vscode.ProgressLocation.Notification,
+      title: tasks.length === 1 ? `Taskwright: validating ${tasks[0]?.id}` : `Taskwright: validating ${tasks.length} tasks`,
+      cancellable: true,
+    }, async (progress, token) => {
+      const { signal, dispose } = signalOf(token);
+      try {
+        for (const t of tasks) this.ctx.status.set(t.dir, 'validation', { level: 'running', summary: 'validating in Docker…' });
+        await this.prepare(signal);
+        const first = tasks[0];
+        if (!first) return [];
+        const store = RunStore.create(this.resultsDir(first), {
+          id: newRunId('validate'), kind: 'validate', tasks: tasks.map((t) => this.relPath(t)), attempts: runs, concurrency, retries: 2,
+          startedAt: new Date().toISOString(), endpoint: this.runtime.endpoint, pid: process.pid,
+        });
+        this.output.info(`validating ${tasks.length} task(s), ${runs} run(s) each; results in ${store.dir}`);
+        let last = 0;
+        const results = await validateTasks(this.runtime, store, tasks.map((task) => ({ task, path: this.relPath(task) })), {
+          runs, concurrency, retries: 2, signal,
+          onOutput: (t) => this.stream(t),
+          onProgress: (message, done, total) => {
+            const pct = total ? (done / total) * 100 : 0;
+            progress.report({ message, increment: Math.max(0, pct - last) });
+            last = Math.max(last, pct);
+          },
+        });
+        const counts: Record<string, number> = {};
+        for (const r of results) counts[r.verdict] = (counts[r.verdict] ?? 0) + 1;
+        store.finish(counts);
+        if (signal.aborted) throw new vscode.CancellationError();
+        for (const [i, r] of results.entries()) {
+          const task = tasks[i];
+          if (!task) continue;
+          this.publish(task, r);
+          this.lastTrials.set(task.dir, { runDir: store.dir, trials: r.trials });
+        }
+        this.output.info(`validation finished: ${Object.entries(counts).map(([k, v]) => `${v} ${k}`).join(', ')}`);
+        return results;
+      } catch (e) {
+        for (const t of tasks) if (!this.lastValidation.has(t.dir)) this.ctx.status.set(t.dir, 'validation', undefined);
+        for (const t of tasks) {
+          const v = this.lastValidation.get(t.dir);
+          if (v) this.ctx.status.set(t.dir, 'validation', { level: VERDICT_LEVEL[v.verdict], summary: `last validation: ${v.verdict}` });
+        }
+        throw signal.aborted ? new vscode.CancellationError() : e;
+      } finally {
+        dispose();
+      }
+    });
+  }
+
+  /** Runs one trial of `agent` on a task (Rerun Task), streaming its output. */
+  async rerun(task: Task, agent: Agent): Promise<TrialRecord | undefined> {
+    return vscode.window.withProgress({
+      location: vscode.ProgressLocation.Notification, title: `Taskwright: ${task.id} with ${agent.spec}`, cancellable: true,
+    }, async (_progress, token) => {
+      const { signal, dispose } = signalOf(token);
+      try {
+        await this.prepare(signal);
+        const store = RunStore.create(this.resultsDir(task), {
+          id: newRunId(agent.spec.replace(/[^A-Za-z0-9]+/g, '-').slice(0, 24)), kind: 'run', agent: agent.spec, tasks: [this.relPath(task)],
+          attempts: 1, concurrency: 1, retries: 2, startedAt: new Date().toISOString(), endpoint: this.runtime.endpoint, pid: process.pid,
+        });
+        this.output.show(true);
+        const runner = new TrialRunner({ runtime: this.runtime }, store);
+        const rs = await runner.runJob({ task, taskPath: this.relPath(task), agent, attempt: 1 }, { concurrency: 1, retries: 2, signal, onOutput: (t) => this.stream(t) });
+        const records = rs.map((r) => r.record);
+        store.finish(countOutcomes(records));
+        this.lastTrials.set(task.dir, { runDir: store.dir, trials: records });
+        if (signal.aborted) throw new vscode.CancellationError();
+        return records[records.length - 1];
+      } finally {
+        dispose();
+      }
+    });
+  }
+
+  private publish(task: Task, v: TaskValidation): void {
+    this.lastValidation.set(task.dir, v);
+    const failed = v.checks.filter((c) => c.status === 'fail' || c.status === 'error').map((c) => c.name);
+    this.ctx.status.set(task.dir, 'validation', {
+      level: VERDICT_LEVEL[v.verdict],
+      summary: `last validation: ${v.verdict}${failed.length ? ` (${failed.join(', ')})` : ''}`,
+    });
+    // Replace this task's dynamic diagnostics, file by file.
+    for (const [uri] of this.diagnosticsOfTask(task.dir)) this.diagnostics.delete(uri);
+    const byFile = new Map<string, vscode.Diagnostic[]>();
+    for (const f of v.findings) {
+      const file = path.join(task.dir, f.file ?? task.configFile);
+      const range = f.range
+        ? new vscode.Range(f.range.start.line, f.range.start.character, f.range.end.line, f.range.end.character)
+        : new vscode.Range(0, 0, 0, 0);
+      const d = new vscode.Diagnostic(range, f.message, SEVERITY[f.severity]);
+      d.source = SANDBOX_SOURCE;
+      d.code = f.rule;
+      const list = byFile.get(file) ?? [];
+      list.push(d);
+      byFile.set(file, list);
+    }
+    for (const [file, list] of byFile) this.diagnostics.set(vscode.Uri.file(file), list);
+  }
+
+  private diagnosticsOfTask(taskDir: string): [vscode.Uri, readonly vscode.Diagnostic[]][] {
+    const out: [vscode.Uri, readonly vscode.Diagnostic[]][] = [];
+    this.diagnostics.forEach((uri, list) => {
+      if (uri.fsPath.startsWith(taskDir + path.sep)) out.push([uri, list]);
+    });
+    return out;
+  }
+
+  dispose(): void {
+    this.diagnostics.dispose();
+    this.output.dispose();
+  }
+}
+
+const services = new WeakMap<Ctx, SandboxService>();
+
+/** The sandbox service of this extension context, created on first use and disposed with it. */
+export function sandboxOf(ctx: Ctx): SandboxService {
+  let s = services.get(ctx);
+  if (!s) {
+    s = ctx.own(new SandboxService(ctx));
+    services.set(ctx, s);
+  }
+  return s;
+}

@@ -1,0 +1,205 @@
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { NopAgent } from '../../src/core/agents/nop';
+import { OracleAgent } from '../../src/core/agents/oracle';
+import { loadTask } from '../../src/core/loader/index';
+import { newRunId, readRun, RunStore } from '../../src/core/results/store';
+import { DockerodeRuntime } from '../../src/core/sandbox/dockerRuntime';
+import { reapOrphans } from '../../src/core/sandbox/reaper';
+import { TrialRunner } from '../../src/core/sandbox/runner';
+import { LABEL, LABEL_PID, LABEL_RUN } from '../../src/core/sandbox/runtime';
+import type { TaskValidation } from '../../src/core/validate/types';
+import { validateTasks } from '../../src/core/validate/validate';
+
+const root = path.resolve(__dirname, '../../..');
+const fixtures = path.join(root, 'test/fixtures/sandbox');
+const examples = path.join(root, 'examples/tasks');
+const runtime = new DockerodeRuntime();
+let results: string;
+
+function store(kind: string): RunStore {
+  return RunStore.create(results, { id: newRunId(kind), kind: 'validate', tasks: [], concurrency: 2, retries: 1, startedAt: new Date().toISOString(), pid: process.pid });
+}
+
+async function targets(...names: string[]) {
+  return Promise.all(names.map(async (n) => ({ task: await loadTask(path.join(fixtures, n)), path: n })));
+}
+
+async function containersOf(label: string, value: string): Promise<string[]> {
+  return (await runtime.listByLabel(LABEL)).filter((c) => c.labels[label] === value).map((c) => c.id);
+}
+
+const byId = (vs: readonly TaskValidation[], id: string): TaskValidation => {
+  const v = vs.find((x) => x.id === id);
+  assert.ok(v, `no validation for ${id}`);
+  return v;
+};
+const check = (v: TaskValidation, name: string) => v.checks.find((c) => c.name === name)?.status;
+
+before(async () => {
+  results = fs.mkdtempSync(path.join(os.tmpdir(), 'tw-integration-'));
+  await runtime.ping();
+});
+
+after(() => {
+  fs.rmSync(results, { recursive: true, force: true });
+});
+
+describe('sandbox validate (integration)', () => {
+  it('tells a valid task from hijackable ones, in both formats (integration)', async () => {
+    const s = store('probes');
+    const vs = await validateTasks(runtime, s, await targets('harbor-valid', 'tb1-valid', 'conftest-hijack', 'tb1-conftest-hijack'), { runs: 2, concurrency: 2, retries: 1, retryBaseMs: 200 });
+    for (const id of ['harbor-valid', 'tb1-valid']) {
+      const v = byId(vs, id);
+      assert.equal(v.verdict, 'valid', `${id}: ${JSON.stringify(v.checks)}`);
+    }
+    for (const id of ['conftest-hijack', 'tb1-conftest-hijack']) {
+      const v = byId(vs, id);
+      assert.equal(v.verdict, 'misaligned', id);
+      assert.equal(check(v, 'oracle'), 'pass');
+      assert.equal(check(v, 'nop'), 'pass');
+      assert.equal(check(v, 'reward-isolation'), 'fail');
+      assert.ok(v.findings.some((f) => f.rule === 'reward-not-isolated'));
+    }
+    // TB1 counts the planted skips as passes: that is how the conftest earns reward there.
+    const tb1 = readRun(s.dir).trials.filter((t) => t.taskId === 'tb1-conftest-hijack' && t.trial.includes('probe-conftest'));
+    assert.equal(tb1[0]?.outcome, 'passed');
+    assert.ok((tb1[0]?.countedSkips ?? 0) > 0);
+    assert.deepEqual(await containersOf(LABEL_RUN, s.id), []);
+  });
+
+  it('finds tests that pass with no solution, a failing solution, a verdict that ignores pytest, and a failed build (integration)', async () => {
+    const s = store('defects');
+    const vs = await validateTasks(runtime, s, await targets('nop-passes', 'oracle-fails', 'ignores-status', 'build-fails'), { runs: 2, concurrency: 2, retries: 1, retryBaseMs: 200, probes: false });
+    const nop = byId(vs, 'nop-passes');
+    assert.equal(nop.verdict, 'misaligned');
+    assert.equal(nop.findings[0]?.rule, 'nop-passes');
+    assert.equal(nop.findings[0]?.file, 'tests/test.sh');
+    const oracle = byId(vs, 'oracle-fails');
+    assert.equal(oracle.verdict, 'invalid');
+    assert.equal(oracle.findings[0]?.rule, 'oracle-fails');
+    assert.equal(oracle.findings[0]?.file, 'solution/solve.sh');
+    assert.equal(byId(vs, 'ignores-status').verdict, 'misaligned');
+    const build = byId(vs, 'build-fails');
+    assert.equal(build.verdict, 'infra-error');
+    assert.equal(check(build, 'build'), 'fail');
+    assert.equal(build.findings[0]?.rule, 'build-fails');
+    assert.equal(build.findings[0]?.class, 'infra');
+    assert.ok(!build.findings.some((f) => f.class !== 'infra'), 'a failed build is never counted against the task as a failure');
+    assert.deepEqual(await containersOf(LABEL_RUN, s.id), []);
+  });
+
+  it('flags a verifier that passes at random as flaky (integration)', async () => {
+    const vs = await validateTasks(runtime, store('random'), await targets('random-verifier'), { runs: 6, concurrency: 2, retries: 1, retryBaseMs: 200, probes: false });
+    const v = byId(vs, 'random-verifier');
+    assert.equal(check(v, 'agreement'), 'fail');
+    assert.ok(v.findings.some((f) => f.rule === 'flaky-verdict' && f.class === 'brittleness'));
+    assert.notEqual(v.verdict, 'valid');
+  });
+});
+
+describe('sandbox trials (integration)', () => {
+  it('ends a verifier that overruns its timeout as verifier-timeout and removes its container (integration)', async () => {
+    const s = store('timeout');
+    const runner = new TrialRunner({ runtime }, s);
+    const task = await loadTask(path.join(fixtures, 'verifier-timeout'));
+    const [r] = await runner.runJob({ task, taskPath: 'verifier-timeout', agent: new OracleAgent(), attempt: 1 }, { concurrency: 1, retries: 0 });
+    assert.equal(r?.record.outcome, 'verifier-timeout');
+    assert.equal(r?.record.reward, null);
+    assert.deepEqual(await containersOf(LABEL_RUN, s.id), []);
+    assert.equal(readRun(s.dir).trials.length, 1);
+  });
+
+  it('records a failed build as an infra error, not a failure, and does not retry it (integration)', async () => {
+    const s = store('build');
+    const runner = new TrialRunner({ runtime }, s);
+    const task = await loadTask(path.join(fixtures, 'build-fails'));
+    const rs = await runner.runJob({ task, taskPath: 'build-fails', agent: new NopAgent(), attempt: 1 }, { concurrency: 1, retries: 2, retryBaseMs: 100 });
+    assert.equal(rs.length, 1);
+    assert.equal(rs[0]?.record.outcome, 'infra-error');
+    assert.equal(rs[0]?.record.infra?.kind, 'build-failed');
+    assert.ok(fs.readFileSync(path.join(s.dir, rs[0]?.record.logs ?? '', 'build.log'), 'utf8').includes('fails on purpose'));
+  });
+
+  it('reuses the image of an unchanged task (integration)', async () => {
+    const s = store('rebuild');
+    const runner = new TrialRunner({ runtime }, s);
+    const task = await loadTask(path.join(fixtures, 'harbor-valid'));
+    await runner.images.ensure(task);
+    const again = await runner.images.ensure(task);
+    assert.equal(again.built, false);
+    assert.match(again.ref, /^taskwright\/harbor-valid:[0-9a-f]{16}$/);
+  });
+
+  it('gives the examples the verdicts scripts/check-examples.sh expects (integration)', async () => {
+    const s = store('examples');
+    const runner = new TrialRunner({ runtime }, s);
+    const dirs = fs.readdirSync(examples).filter((d) => fs.existsSync(path.join(examples, d, 'task.yaml')) || fs.existsSync(path.join(examples, d, 'task.toml')));
+    assert.ok(dirs.length >= 6);
+    const tasks = await Promise.all(dirs.map((d) => loadTask(path.join(examples, d))));
+    const jobs = tasks.flatMap((task) => [
+      { task, taskPath: task.id, agent: new OracleAgent(), attempt: 1 },
+      { task, taskPath: task.id, agent: new NopAgent(), attempt: 1 },
+    ]);
+    const rs = (await runner.runAll(jobs, { concurrency: 2, retries: 1, retryBaseMs: 200 })).map((x) => x[x.length - 1]?.record);
+    // The deliberate defects the examples document (scripts/check-examples.sh EXPECT): null agents pass these.
+    const nopPasses = new Set(['fix-service-config', 'dedupe-contacts', 'parse-access-log']);
+    for (const r of rs) {
+      assert.ok(r);
+      if (r.agent === 'oracle') assert.equal(r.outcome, 'passed', `${r.taskId}: oracle ${r.outcome}`);
+      else assert.equal(r.outcome, nopPasses.has(r.taskId ?? '') ? 'passed' : 'failed', `${r.taskId}: nop ${r.outcome}`);
+    }
+  });
+});
+
+describe('interrupted runs (integration)', () => {
+  const cli = path.join(root, 'bin/taskwright.js');
+
+  async function startRun(): Promise<{ child: ReturnType<typeof spawn>; exited: Promise<number | null>; stderr: () => string }> {
+    const child = spawn(process.execPath, [cli, 'run', path.join(fixtures, 'slow-solution'), '--agent', 'oracle', '--results', results], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let err = '';
+    child.stderr?.on('data', (c: Buffer) => { err += c.toString(); });
+    child.stdout?.resume();
+    const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+    // Wait until its trial container runs (the solution sleeps a minute).
+    for (let i = 0; i < 300; i++) {
+      if ((await containersOf(LABEL_PID, String(child.pid))).length) break;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    assert.equal((await containersOf(LABEL_PID, String(child.pid))).length, 1, `no trial container appeared: ${err}`);
+    return { child, exited, stderr: () => err };
+  }
+
+  function runDirOf(stderr: string): string {
+    const m = /results in (\S+)/.exec(stderr);
+    assert.ok(m, stderr);
+    return path.resolve(root, m[1] as string);
+  }
+
+  it('Ctrl-C removes the trial container and keeps the ledger readable (integration)', async () => {
+    const { child, exited, stderr } = await startRun();
+    child.kill('SIGINT');
+    assert.equal(await exited, 130);
+    assert.deepEqual(await containersOf(LABEL_PID, String(child.pid)), []);
+    const run = readRun(runDirOf(stderr()));
+    assert.equal(run.trials.length, 1);
+    assert.equal(run.trials[0]?.outcome, 'cancelled');
+  });
+
+  it('kill -9 leaves a container that the next start reaps, and the ledger stays readable (integration)', async () => {
+    const { child, exited, stderr } = await startRun();
+    child.kill('SIGKILL');
+    await exited;
+    assert.equal((await containersOf(LABEL_PID, String(child.pid))).length, 1);
+    const reaped = await reapOrphans(runtime);
+    assert.ok(reaped.removed.length >= 1);
+    assert.deepEqual(await containersOf(LABEL_PID, String(child.pid)), []);
+    const run = readRun(runDirOf(stderr()));
+    assert.equal(run.trials.length, 0);
+    assert.equal(run.params?.kind, 'run');
+  });
+});

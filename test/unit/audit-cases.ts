@@ -1,0 +1,248 @@
+/**
+ * Table of rule fixtures: each case edits a clean base task (test/fixtures/audit/clean-*) into a
+ * firing ("bad") and a quiet ("good") variant. `null` deletes a file.
+ */
+export type Files = Readonly<Record<string, string | null>>;
+
+export interface RuleCase {
+  readonly rule: string;
+  readonly base: 'clean-harbor' | 'clean-tb1';
+  readonly bad: Files;
+  readonly good: Files;
+  /** The bad variant's finding carries a fix that, applied, makes it disappear. */
+  readonly fix?: boolean;
+}
+
+const H_TEST_SH = (body: string): string => `#!/bin/bash\n\nmkdir -p /logs/verifier\n\n${body}\n`;
+const REWARD_IF = 'if [ $? -eq 0 ]; then\n  echo 1 > /logs/verifier/reward.txt\nelse\n  echo 0 > /logs/verifier/reward.txt\nfi';
+const PY = (body: string): string => `import json\nimport os\nimport time\nfrom pathlib import Path\n\nOUT = Path("/app/totals.json")\n\n\n${body}\n`;
+const DOCKER = (extra: string): string => `FROM python:3.12-slim-bookworm\n\nRUN pip install --no-cache-dir pytest==8.3.3\n\nWORKDIR /app\nCOPY data/ /app/data/\n${extra}`;
+const TB1_RUN = (cmd: string): string => `#!/bin/bash\n\n${cmd}\n`;
+
+export const CASES: readonly RuleCase[] = [
+  {
+    rule: 'test-time-network-install', base: 'clean-harbor', fix: true,
+    bad: { 'tests/test.sh': H_TEST_SH(`pip install requests==2.32.3\npytest --noconftest -rA /tests/test_outputs.py\n${REWARD_IF}`) },
+    good: { 'environment/Dockerfile': DOCKER('RUN pip install --no-cache-dir requests==2.32.3\n') },
+  },
+  {
+    rule: 'unpinned-test-dependency', base: 'clean-harbor',
+    bad: { 'tests/test.sh': H_TEST_SH(`pip install requests\npytest --noconftest -rA /tests/test_outputs.py\n${REWARD_IF}`) },
+    good: { 'tests/test.sh': H_TEST_SH(`pip install requests==2.32.3\npytest --noconftest -rA /tests/test_outputs.py\n${REWARD_IF}`) },
+  },
+  {
+    rule: 'exit-code-masking', base: 'clean-harbor', fix: true,
+    bad: { 'tests/test.sh': H_TEST_SH(`pytest --noconftest -rA /tests/test_outputs.py || true\n${REWARD_IF}`) },
+    good: { 'tests/test.sh': H_TEST_SH(`pytest --noconftest -rA /tests/test_outputs.py\n${REWARD_IF}`) },
+  },
+  {
+    rule: 'pipeline-status-masked', base: 'clean-harbor', fix: true,
+    bad: { 'tests/test.sh': H_TEST_SH(`pytest --noconftest -rA /tests/test_outputs.py | tee /logs/verifier/pytest.log\n${REWARD_IF}`) },
+    good: { 'tests/test.sh': `#!/bin/bash\nset -o pipefail\nmkdir -p /logs/verifier\npytest --noconftest -rA /tests/test_outputs.py | tee /logs/verifier/pytest.log\n${REWARD_IF}\n` },
+  },
+  {
+    rule: 'unconditional-reward', base: 'clean-harbor',
+    bad: { 'tests/test.sh': H_TEST_SH('pytest --noconftest -rA /tests/test_outputs.py\necho 1 > /logs/verifier/reward.txt') },
+    good: { 'tests/test.sh': H_TEST_SH('pytest --noconftest -rA /tests/test_outputs.py || { echo 0 > /logs/verifier/reward.txt; exit 0; }\necho 1 > /logs/verifier/reward.txt') },
+  },
+  {
+    rule: 'reward-not-written-on-failure', base: 'clean-harbor',
+    bad: { 'tests/test.sh': H_TEST_SH('set -e\npytest --noconftest -rA /tests/test_outputs.py\necho 1 > /logs/verifier/reward.txt') },
+    good: { 'tests/test.sh': H_TEST_SH('set -e\nif pytest --noconftest -rA /tests/test_outputs.py; then\n  echo 1 > /logs/verifier/reward.txt\nelse\n  echo 0 > /logs/verifier/reward.txt\nfi') },
+  },
+  {
+    rule: 'reward-path-mismatch', base: 'clean-harbor',
+    bad: { 'tests/test.sh': H_TEST_SH('pytest --noconftest -rA /tests/test_outputs.py\nif [ $? -eq 0 ]; then echo 1 > /logs/reward.txt; else echo 0 > /logs/reward.txt; fi') },
+    good: {},
+  },
+  {
+    rule: 'no-reward-written', base: 'clean-harbor',
+    bad: { 'tests/test.sh': H_TEST_SH('pytest --noconftest -rA /tests/test_outputs.py') },
+    good: {},
+  },
+  {
+    rule: 'tb1-missing-ra', base: 'clean-tb1', fix: true,
+    bad: { 'run-tests.sh': TB1_RUN('pytest --noconftest $TEST_DIR/test_outputs.py') },
+    good: { 'run-tests.sh': TB1_RUN('pytest --noconftest $TEST_DIR/test_outputs.py -rA') },
+  },
+  {
+    rule: 'pytest-collection-hijack', base: 'clean-harbor',
+    bad: { 'tests/test.sh': H_TEST_SH(`cp /tests/test_outputs.py /app/test_outputs.py\npytest -rA /app/test_outputs.py\n${REWARD_IF}`) },
+    good: {},
+  },
+  {
+    rule: 'verifier-runs-agent-writable-code', base: 'clean-harbor',
+    bad: { 'tests/test.sh': H_TEST_SH(`bash /app/run_tests.sh\n${REWARD_IF}`) },
+    good: { 'tests/test.sh': H_TEST_SH(`bash /tests/run_checks.sh\n${REWARD_IF}`), 'tests/run_checks.sh': '#!/bin/bash\npytest --noconftest -rA /tests/test_outputs.py\n' },
+  },
+  {
+    rule: 'missing-test-deps-in-image', base: 'clean-harbor',
+    bad: { 'environment/Dockerfile': 'FROM python:3.12-slim-bookworm\nWORKDIR /app\nCOPY data/ /app/data/\n' },
+    good: {},
+  },
+  {
+    rule: 'tests-copied-into-image', base: 'clean-tb1', fix: true,
+    bad: { Dockerfile: 'FROM python:3.12-slim-bookworm\nRUN pip install --no-cache-dir pytest==8.3.3\nWORKDIR /app\nCOPY words.txt /app/words.txt\nCOPY tests/ /app/tests/\n' },
+    good: { Dockerfile: 'FROM python:3.12-slim-bookworm\nRUN pip install --no-cache-dir pytest==8.3.3\nWORKDIR /app\nCOPY words.txt /app/words.txt\nCOPY tests/ /app/tests/\nRUN rm -rf /app/tests\n' },
+  },
+  {
+    rule: 'solution-copied-into-image', base: 'clean-tb1', fix: true,
+    bad: { Dockerfile: 'FROM python:3.12-slim-bookworm\nRUN pip install --no-cache-dir pytest==8.3.3\nWORKDIR /app\nCOPY words.txt /app/words.txt\nCOPY solution.sh /app/solution.sh\n' },
+    good: {},
+  },
+  {
+    rule: 'answer-in-image', base: 'clean-harbor',
+    bad: { 'environment/data/expected_totals.json': '{"north": 12.5, "south": 4.5}\n' },
+    good: { 'tests/expected_totals.json': '{"north": 12.5, "south": 4.5}\n' },
+  },
+  {
+    rule: 'copy-source-missing', base: 'clean-harbor',
+    bad: { 'environment/Dockerfile': DOCKER('COPY config.ini /app/config.ini\n') },
+    good: { 'environment/Dockerfile': DOCKER('COPY config.ini /app/config.ini\n'), 'environment/config.ini': '[server]\nport = 80\n' },
+  },
+  {
+    rule: 'heredoc-without-syntax', base: 'clean-harbor',
+    bad: { 'environment/Dockerfile': DOCKER('RUN <<EOF\nmkdir -p /app/out\nEOF\n') },
+    good: { 'environment/Dockerfile': `# syntax=docker/dockerfile:1.4\n${DOCKER('RUN <<EOF\nmkdir -p /app/out\nEOF\n')}` },
+  },
+  {
+    rule: 'base-image-unpinned', base: 'clean-harbor',
+    bad: { 'environment/Dockerfile': 'FROM python:latest\nRUN pip install --no-cache-dir pytest==8.3.3\nWORKDIR /app\nCOPY data/ /app/data/\n' },
+    good: {},
+  },
+  {
+    rule: 'apt-exact-version-pin', base: 'clean-harbor',
+    bad: { 'environment/Dockerfile': DOCKER('RUN apt-get update && apt-get install -y jq=1.6-2.1ubuntu3 && rm -rf /var/lib/apt/lists/*\n') },
+    good: { 'environment/Dockerfile': DOCKER('RUN apt-get update && apt-get install -y jq && rm -rf /var/lib/apt/lists/*\n') },
+  },
+  {
+    rule: 'unpinned-image-package', base: 'clean-harbor',
+    bad: { 'environment/Dockerfile': DOCKER('RUN pip install --no-cache-dir pandas\n') },
+    good: { 'environment/Dockerfile': DOCKER('RUN pip install --no-cache-dir pandas==2.2.3\n') },
+  },
+  {
+    rule: 'apt-install-without-update', base: 'clean-harbor',
+    bad: { 'environment/Dockerfile': DOCKER('RUN apt-get install -y jq\n') },
+    good: { 'environment/Dockerfile': DOCKER('RUN apt-get update && apt-get install -y jq\n') },
+  },
+  {
+    rule: 'nproc-with-cpu-limit', base: 'clean-harbor',
+    bad: { 'task.toml': 'version = "1.0"\n[verifier]\ntimeout_sec = 120.0\n[agent]\ntimeout_sec = 600.0\n[environment]\ncpus = 1\n', 'solution/solve.sh': '#!/bin/bash\nmake -j"$(nproc)" -C /app\n' },
+    good: { 'task.toml': 'version = "1.0"\n[verifier]\ntimeout_sec = 120.0\n[agent]\ntimeout_sec = 600.0\n[environment]\ncpus = 1\n', 'solution/solve.sh': '#!/bin/bash\nmake -j1 -C /app\n' },
+  },
+  {
+    rule: 'assertion-free-test', base: 'clean-harbor',
+    bad: { 'tests/test_outputs.py': PY('def test_totals():\n    data = json.loads(OUT.read_text())\n    print(data)\n') },
+    good: { 'tests/test_outputs.py': PY('def check(data):\n    assert data == {"north": 12.5, "south": 4.5}\n\n\ndef test_totals():\n    data = json.loads(OUT.read_text())\n    check(data)\n') },
+  },
+  {
+    rule: 'trivial-assertion', base: 'clean-harbor',
+    bad: { 'tests/test_outputs.py': PY('def test_totals():\n    json.loads(OUT.read_text())\n    assert True\n') },
+    good: { 'tests/test_outputs.py': PY('def test_totals():\n    assert json.loads(OUT.read_text()) == {"north": 12.5, "south": 4.5}\n') },
+  },
+  {
+    rule: 'existence-only-test', base: 'clean-harbor',
+    bad: { 'tests/test_outputs.py': PY('def test_totals_exist():\n    assert OUT.exists()\n') },
+    good: { 'tests/test_outputs.py': PY('def test_totals_exist():\n    assert OUT.exists()\n\n\ndef test_totals():\n    assert json.loads(OUT.read_text()) == {"north": 12.5, "south": 4.5}\n') },
+  },
+  {
+    rule: 'weak-assertion', base: 'clean-harbor',
+    bad: { 'tests/test_outputs.py': PY('def test_totals():\n    data = json.loads(OUT.read_text())\n    assert data is not None\n    assert isinstance(data, dict)\n') },
+    good: { 'tests/test_outputs.py': PY('def test_totals():\n    data = json.loads(OUT.read_text())\n    assert isinstance(data, dict)\n    assert data["north"] == 12.5\n') },
+  },
+  {
+    rule: 'swallowed-assertion', base: 'clean-harbor',
+    bad: { 'tests/test_outputs.py': PY('def test_totals():\n    try:\n        assert json.loads(OUT.read_text()) == {"north": 12.5}\n    except Exception:\n        pass\n') },
+    good: { 'tests/test_outputs.py': PY('def test_totals():\n    try:\n        data = json.loads(OUT.read_text())\n    except ValueError:\n        data = None\n    assert data == {"north": 12.5}\n') },
+  },
+  {
+    rule: 'skip-counts-as-pass', base: 'clean-harbor',
+    bad: { 'tests/test_outputs.py': `import pytest\n${PY('def test_totals():\n    if not OUT.exists():\n        pytest.skip("no output yet")\n    assert json.loads(OUT.read_text()) == {"north": 12.5}\n')}` },
+    good: { 'tests/test_outputs.py': PY('def test_totals():\n    assert OUT.exists(), "no output"\n    assert json.loads(OUT.read_text()) == {"north": 12.5}\n') },
+  },
+  {
+    rule: 'wall-clock-threshold', base: 'clean-harbor',
+    bad: { 'tests/test_outputs.py': `import subprocess\n${PY('def test_fast():\n    start = time.time()\n    subprocess.run(["python3", "/app/solve.py"], check=True)\n    elapsed = time.time() - start\n    assert elapsed < 0.2\n')}` },
+    good: { 'tests/test_outputs.py': `import subprocess\n${PY('def test_runs():\n    start = time.time()\n    out = subprocess.run(["python3", "/app/solve.py"], check=True, capture_output=True, text=True)\n    print("took", time.time() - start)\n    assert out.stdout == "ok\\n"\n')}` },
+  },
+  {
+    rule: 'fixed-sleep-synchronization', base: 'clean-harbor',
+    bad: { 'tests/test_outputs.py': `import subprocess\n${PY('def test_server():\n    subprocess.Popen(["python3", "/app/server.py"])\n    time.sleep(3)\n    assert Path("/app/server.pid").read_text().strip().isdigit()\n')}` },
+    good: { 'tests/test_outputs.py': `import subprocess\n${PY('def test_server():\n    subprocess.Popen(["python3", "/app/server.py"])\n    deadline = time.time() + 30\n    while not Path("/app/server.pid").exists() and time.time() < deadline:\n        time.sleep(0.5)\n    assert Path("/app/server.pid").read_text().strip().isdigit()\n')}` },
+  },
+  {
+    rule: 'unordered-listing-comparison', base: 'clean-harbor',
+    bad: { 'tests/test_outputs.py': PY('def test_outputs():\n    assert os.listdir("/app/out") == ["a.txt", "b.txt"]\n') },
+    good: { 'tests/test_outputs.py': PY('def test_outputs():\n    assert {"a.txt", "b.txt"} <= set(os.listdir("/app/out"))\n') },
+  },
+  {
+    rule: 'exact-directory-listing', base: 'clean-harbor',
+    bad: { 'tests/test_outputs.py': PY('def test_outputs():\n    assert sorted(os.listdir("/app/out")) == ["a.txt", "b.txt"]\n') },
+    good: { 'tests/test_outputs.py': PY('def test_outputs():\n    names = set(os.listdir("/app/out"))\n    assert "a.txt" in names and "b.txt" in names\n') },
+  },
+  {
+    rule: 'clock-timezone-dependence', base: 'clean-harbor',
+    bad: { 'tests/test_outputs.py': `import datetime\n${PY('def test_stamp():\n    today = datetime.date.today().isoformat()\n    assert Path("/app/stamp.txt").read_text().strip() == today\n')}` },
+    good: { 'tests/test_outputs.py': `import datetime\n${PY('def test_stamp():\n    stamp = Path("/app/stamp.txt").read_text().strip()\n    assert datetime.date.fromisoformat(stamp).year >= 2024\n')}` },
+  },
+  {
+    rule: 'non-invoking-test', base: 'clean-harbor',
+    bad: { 'tests/test_outputs.py': PY('def test_math():\n    assert sum([1, 2, 3]) == 6\n\n\ndef test_totals():\n    assert json.loads(OUT.read_text()) == {"north": 12.5}\n') },
+    good: {},
+  },
+  {
+    rule: 'expected-from-agent-writable-path', base: 'clean-harbor',
+    bad: { 'tests/test_outputs.py': PY('def test_totals():\n    want = json.loads(Path("/app/expected_totals.json").read_text())\n    assert json.loads(OUT.read_text()) == want\n') },
+    good: { 'tests/test_outputs.py': PY('def test_totals():\n    want = json.loads(Path("/tests/expected_totals.json").read_text())\n    assert json.loads(OUT.read_text()) == want\n'), 'tests/expected_totals.json': '{"north": 12.5, "south": 4.5}\n' },
+  },
+  {
+    rule: 'hardcoded-host-path', base: 'clean-harbor',
+    bad: { 'tests/test_outputs.py': PY('DATA = "/Users/alice/projects/task/data/orders.csv"\n\n\ndef test_totals():\n    assert Path(DATA).exists()\n    assert json.loads(OUT.read_text()) == {"north": 12.5}\n') },
+    good: {},
+  },
+  {
+    rule: 'instruction-missing-file', base: 'clean-harbor',
+    bad: { 'instruction.md': 'Using the rates in `/app/data/rates.csv`, convert each amount in `/app/data/orders.csv` and write the totals per region to `/app/totals.json`.\n' },
+    good: { 'instruction.md': 'Using the rates in `/app/data/rates.csv`, convert each amount in `/app/data/orders.csv` and write the totals per region to `/app/totals.json`.\n', 'environment/data/rates.csv': 'region,rate\nnorth,1\n' },
+  },
+  {
+    rule: 'missing-test-fixture', base: 'clean-harbor',
+    bad: { 'tests/orders.csv': null },
+    good: {},
+  },
+  {
+    rule: 'unstated-tested-file', base: 'clean-harbor',
+    bad: { 'tests/test_outputs.py': PY('def test_report():\n    assert Path("/app/report.md").read_text().startswith("# Totals")\n\n\ndef test_totals():\n    assert json.loads(OUT.read_text()) == {"north": 12.5}\n'), 'solution/solve.sh': '#!/bin/bash\necho "# Totals" > /app/report.md\necho \'{"north": 12.5}\' > /app/totals.json\n' },
+    good: { 'tests/test_outputs.py': PY('def test_totals():\n    assert json.loads(OUT.read_text()) == {"north": 12.5}\n'), 'solution/solve.sh': '#!/bin/bash\necho "# Totals" > /app/report.md\necho \'{"north": 12.5}\' > /app/totals.json\n' },
+  },
+  {
+    rule: 'solution-exceeds-timeout', base: 'clean-harbor',
+    bad: { 'solution/solve.sh': '#!/bin/bash\npython3 /app/train.py &\nsleep 900\n' },
+    good: { 'solution/solve.sh': '#!/bin/bash\npython3 /app/train.py &\nsleep 30\n' },
+  },
+  {
+    rule: 'verifier-timeout-too-short', base: 'clean-harbor',
+    bad: { 'tests/test_outputs.py': `import subprocess\n${PY('def test_run():\n    out = subprocess.run(["python3", "/app/solve.py"], capture_output=True, text=True, timeout=300)\n    assert out.stdout == "ok\\n"\n')}` },
+    good: { 'tests/test_outputs.py': `import subprocess\n${PY('def test_run():\n    out = subprocess.run(["python3", "/app/solve.py"], capture_output=True, text=True, timeout=60)\n    assert out.stdout == "ok\\n"\n')}` },
+  },
+  {
+    rule: 'external-live-resource', base: 'clean-harbor',
+    bad: { 'instruction.md': 'Download the model card from https://huggingface.co/bert-base-uncased and write its license to `/app/license.txt`.\n' },
+    good: {},
+  },
+  {
+    rule: 'malformed-data-file', base: 'clean-harbor',
+    bad: { 'tests/expected.json': '{"north": 12.5,,}\n' },
+    good: { 'tests/expected.json': '{"north": 12.5}\n' },
+  },
+  {
+    rule: 'llm-artifact-in-task', base: 'clean-harbor',
+    bad: { 'instruction.md': 'I need to analyze the CSV first.\n\nWrite the totals per region of `/app/data/orders.csv` to `/app/totals.json`.\n' },
+    good: {},
+  },
+  {
+    rule: 'solution-unpinned-dependency', base: 'clean-harbor',
+    bad: { 'solution/solve.sh': '#!/bin/bash\npip install pandas\npython3 /app/solve.py\n' },
+    good: { 'solution/solve.sh': '#!/bin/bash\npip install pandas==2.2.3\npython3 /app/solve.py\n' },
+  },
+];

@@ -1,0 +1,42 @@
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { LineIndex } from '../../src/core/model/positions';
+import type { Fix } from '../../src/core/model/finding';
+import type { Files } from './audit-cases';
+
+export const FIXTURES = path.resolve(__dirname, '../../../test/fixtures/audit');
+
+/** Copies a fixture task to a fresh temp folder and applies `files` (null deletes). */
+export async function makeTask(base: string, files: Files): Promise<string> {
+  const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'tw-audit-'));
+  const dest = path.join(dir, base);
+  await fs.cp(path.join(FIXTURES, base), dest, { recursive: true });
+  for (const [rel, text] of Object.entries(files)) {
+    const abs = path.join(dest, rel);
+    if (text === null) await fs.rm(abs, { force: true });
+    else {
+      await fs.mkdir(path.dirname(abs), { recursive: true });
+      await fs.writeFile(abs, text);
+    }
+  }
+  return dest;
+}
+
+export async function removeTemp(taskDir: string): Promise<void> {
+  await fs.rm(path.dirname(taskDir), { recursive: true, force: true });
+}
+
+/** Applies a fix's edits to the files on disk (edits in one file applied back to front). */
+export async function applyFix(taskDir: string, fix: Fix): Promise<void> {
+  const byFile = new Map<string, Fix['edits'][number][]>();
+  for (const e of fix.edits) byFile.set(e.file, [...(byFile.get(e.file) ?? []), e]);
+  for (const [file, edits] of byFile) {
+    const abs = path.join(taskDir, file);
+    let text = await fs.readFile(abs, 'utf8');
+    const li = new LineIndex(text);
+    const spans = edits.map((e) => ({ s: li.offsetAt(e.range.start), e: li.offsetAt(e.range.end), t: e.newText })).sort((a, b) => b.s - a.s);
+    for (const sp of spans) text = text.slice(0, sp.s) + sp.t + text.slice(sp.e);
+    await fs.writeFile(abs, text);
+  }
+}
