@@ -53,6 +53,8 @@ tag_rest() {
 apt_updated=0
 ensure_apt_tools() {
   local missing=() pkg
+  command -v dpkg >/dev/null 2>&1 && command -v apt-get >/dev/null 2>&1 \
+    || fail "building these images needs Debian's $* (a Debian or Ubuntu host with apt-get)."
   for pkg in "$@"; do
     dpkg -s "$pkg" >/dev/null 2>&1 || missing+=("$pkg")
   done

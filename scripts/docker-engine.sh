@@ -58,6 +58,13 @@ command -v docker >/dev/null 2>&1 || fail "no docker CLI found after installing 
 
 [ "$(id -u)" -eq 0 ] || fail "no daemon answers and starting dockerd needs root."
 
+# A dockerd that died uncleanly leaves its pid file behind, and a new one refuses to start.
+pid_file=/var/run/docker.pid
+if [ -s "$pid_file" ] && ! kill -0 "$(cat "$pid_file")" 2>/dev/null; then
+  say "removing stale $pid_file (pid $(cat "$pid_file") is not running)"
+  rm -f "$pid_file"
+fi
+
 say "starting dockerd (no bridge, no iptables, registry pulls blocked); log: $log_file"
 # The lock's descriptor (9) is closed for the daemon, or it would hold the lock for its lifetime.
 HTTP_PROXY=http://127.0.0.1:9 HTTPS_PROXY=http://127.0.0.1:9 \
@@ -74,6 +81,8 @@ until answers; do
 $(tail -n 20 "$log_file" 2>/dev/null)"
   fi
   if [ "$SECONDS" -ge "$deadline" ]; then
+    # A daemon that never answered would hold the socket and confuse the next attempt.
+    kill "$daemon_pid" 2>/dev/null || true
     fail "dockerd (pid $daemon_pid) did not answer within ${wait_sec}s. Last lines of $log_file:
 $(tail -n 20 "$log_file" 2>/dev/null)"
   fi

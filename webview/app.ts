@@ -7,7 +7,7 @@ import { queryRows } from '../src/core/bandview/table';
 import { checkpointTrends } from '../src/core/bandview/trend';
 import { buildReportView, type ReportView } from '../src/core/bandview/view';
 import {
-  parseHostMessage, sanitizeViewState, type HostToWebview, type PanelData, type PanelViewState, type SortColumn, type SortDir, type WebviewToHost,
+  parseHostMessage, sanitizeViewState, type HostMessage, type PanelData, type PanelViewState, type SortColumn, type SortDir, type WebviewToHost,
 } from '../src/core/protocol/bandPanel';
 import { barsHtml, legendHtml } from './charts/bars';
 import { histogramSvg } from './charts/histogram';
@@ -41,6 +41,8 @@ export class BandApp {
   private saveTimer = 0;
   /** performance.now() when the last data message finished rendering (read by the bench and e2e). */
   lastRenderMs = 0;
+  /** Milliseconds spent in each step of the last data message (read by bench/panel.mjs). */
+  readonly timings: Record<string, number> = {};
 
   constructor(private readonly root: HTMLElement, private readonly host: HostLink) {
     root.innerHTML = LAYOUT;
@@ -56,7 +58,9 @@ export class BandApp {
 
   /** Entry point for every message from the host (already structured-cloned, not yet trusted). */
   receive(raw: unknown): void {
+    const t0 = performance.now();
     const msg = parseHostMessage(raw);
+    this.timings.validate = performance.now() - t0;
     if (!msg) {
       this.host.post({ type: 'log', level: 'error', message: `band panel: ignored an invalid message (${describe(raw)})` });
       return;
@@ -64,7 +68,7 @@ export class BandApp {
     this.handle(msg);
   }
 
-  private handle(msg: HostToWebview): void {
+  private handle(msg: HostMessage): void {
     switch (msg.type) {
       case 'init':
         if (msg.state) this.restore(msg.state);
@@ -95,7 +99,7 @@ export class BandApp {
 
   private setData(data: PanelData, first: boolean): void {
     this.data = data;
-    this.view = buildReportView(data.report, this.ui.thresholds);
+    this.view = this.timed('classify', () => buildReportView(data.report, this.ui.thresholds));
     const keys = this.view.models.map((m) => m.key);
     if (!this.ui.model || !keys.includes(this.ui.model)) this.ui.model = keys[0];
     if (!this.ui.compareA || !keys.includes(this.ui.compareA)) this.ui.compareA = keys[0];
@@ -111,11 +115,20 @@ export class BandApp {
 
   private renderAll(resetScroll: boolean): void {
     this.renderThresholdInputs();
-    this.renderModels();
-    this.renderHistogram();
-    this.renderTable(resetScroll);
-    this.renderCompare();
-    this.renderTrend();
+    this.timed('bars', () => this.renderModels());
+    this.timed('histogram', () => this.renderHistogram());
+    this.timed('table', () => this.renderTable(resetScroll));
+    this.timed('scatter', () => this.renderCompare());
+    this.timed('trend', () => this.renderTrend());
+  }
+
+  private timed<T>(step: string, fn: () => T): T {
+    const t = performance.now();
+    try {
+      return fn();
+    } finally {
+      this.timings[step] = performance.now() - t;
+    }
   }
 
   private get thresholds(): BandThresholds {

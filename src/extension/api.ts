@@ -26,4 +26,8 @@ export interface TaskwrightApi {
     /** Task folders selected in the tree. */
     selectedTaskDirs(): string[];
   };
+  readonly diagnostics: {
+    /** Resolves when no audit is scheduled or running. */
+    whenIdle(): Promise<void>;
+  };
 }

@@ -1,5 +1,6 @@
 import * as vscode from 'vscode';
 import { Config } from './config';
+import { AuditService } from './diagnostics/auditService';
 import { TaskExplorer } from './explorer/explorer';
 import { createLog } from './log';
 import { TaskIndex } from './tasks/taskIndex';
@@ -19,6 +20,8 @@ export class Ctx implements vscode.Disposable {
   readonly status: TaskStatusService;
   /** The Task Explorer view (filter, reveal). */
   readonly explorer: TaskExplorer;
+  /** The static audit in the editor: diagnostics, and each task's worst finding in the explorer. */
+  readonly audit: AuditService;
   private readonly disposables: vscode.Disposable[] = [];
 
   constructor(readonly extension: vscode.ExtensionContext) {
@@ -26,6 +29,7 @@ export class Ctx implements vscode.Disposable {
     this.tasks = this.own(new TaskIndex(this.config, this.log));
     this.status = this.own(new TaskStatusService());
     this.explorer = this.own(new TaskExplorer(this));
+    this.audit = this.own(new AuditService(this));
     extension.subscriptions.push(this);
   }
 

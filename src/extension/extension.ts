@@ -2,12 +2,14 @@ import * as vscode from 'vscode';
 import type { TaskwrightApi } from './api';
 import { registerCommands } from './commands/index';
 import { Ctx } from './context';
+import { registerCodeActions } from './diagnostics/codeActions';
 import { watchTasks } from './tasks/watcher';
 
 export async function activate(extension: vscode.ExtensionContext): Promise<TaskwrightApi> {
   const ctx = new Ctx(extension);
   ctx.log.info(`Taskwright ${String(extension.extension.packageJSON.version)} activating (trusted: ${vscode.workspace.isTrusted})`);
   registerCommands(ctx);
+  ctx.own(registerCodeActions(ctx, ctx.audit));
   ctx.own(watchTasks(ctx.tasks, ctx.log));
   ctx.own(vscode.workspace.onDidChangeWorkspaceFolders(() => void ctx.tasks.rediscover()));
   ctx.own(ctx.config.onDidChange(['discovery.exclude'], () => void ctx.tasks.rediscover()));
@@ -23,6 +25,9 @@ export async function activate(extension: vscode.ExtensionContext): Promise<Task
       task: (dir) => ctx.tasks.get(dir),
       snapshot: () => ctx.explorer.snapshot(),
       selectedTaskDirs: () => ctx.explorer.view.selection.flatMap((n) => (n.kind === 'task' ? [n.task.dir] : [])),
+    },
+    diagnostics: {
+      whenIdle: () => ctx.audit.whenIdle(),
     },
   };
   return api;

@@ -49,8 +49,8 @@ after(() => {
   fs.rmSync(results, { recursive: true, force: true });
 });
 
-describe('sandbox validate (integration)', () => {
-  it('tells a valid task from hijackable ones, in both formats (integration)', async () => {
+void describe('sandbox validate (integration)', () => {
+  void it('tells a valid task from hijackable ones, in both formats (integration)', async () => {
     const s = store('probes');
     const vs = await validateTasks(runtime, s, await targets('harbor-valid', 'tb1-valid', 'conftest-hijack', 'tb1-conftest-hijack'), { runs: 2, concurrency: 2, retries: 1, retryBaseMs: 200 });
     for (const id of ['harbor-valid', 'tb1-valid']) {
@@ -72,7 +72,7 @@ describe('sandbox validate (integration)', () => {
     assert.deepEqual(await containersOf(LABEL_RUN, s.id), []);
   });
 
-  it('finds tests that pass with no solution, a failing solution, a verdict that ignores pytest, and a failed build (integration)', async () => {
+  void it('finds tests that pass with no solution, a failing solution, a verdict that ignores pytest, and a failed build (integration)', async () => {
     const s = store('defects');
     const vs = await validateTasks(runtime, s, await targets('nop-passes', 'oracle-fails', 'ignores-status', 'build-fails'), { runs: 2, concurrency: 2, retries: 1, retryBaseMs: 200, probes: false });
     const nop = byId(vs, 'nop-passes');
@@ -93,7 +93,7 @@ describe('sandbox validate (integration)', () => {
     assert.deepEqual(await containersOf(LABEL_RUN, s.id), []);
   });
 
-  it('flags a verifier that passes at random as flaky (integration)', async () => {
+  void it('flags a verifier that passes at random as flaky (integration)', async () => {
     const vs = await validateTasks(runtime, store('random'), await targets('random-verifier'), { runs: 6, concurrency: 2, retries: 1, retryBaseMs: 200, probes: false });
     const v = byId(vs, 'random-verifier');
     assert.equal(check(v, 'agreement'), 'fail');
@@ -102,8 +102,8 @@ describe('sandbox validate (integration)', () => {
   });
 });
 
-describe('sandbox trials (integration)', () => {
-  it('ends a verifier that overruns its timeout as verifier-timeout and removes its container (integration)', async () => {
+void describe('sandbox trials (integration)', () => {
+  void it('ends a verifier that overruns its timeout as verifier-timeout and removes its container (integration)', async () => {
     const s = store('timeout');
     const runner = new TrialRunner({ runtime }, s);
     const task = await loadTask(path.join(fixtures, 'verifier-timeout'));
@@ -114,7 +114,7 @@ describe('sandbox trials (integration)', () => {
     assert.equal(readRun(s.dir).trials.length, 1);
   });
 
-  it('records a failed build as an infra error, not a failure, and does not retry it (integration)', async () => {
+  void it('records a failed build as an infra error, not a failure, and does not retry it (integration)', async () => {
     const s = store('build');
     const runner = new TrialRunner({ runtime }, s);
     const task = await loadTask(path.join(fixtures, 'build-fails'));
@@ -125,7 +125,7 @@ describe('sandbox trials (integration)', () => {
     assert.ok(fs.readFileSync(path.join(s.dir, rs[0]?.record.logs ?? '', 'build.log'), 'utf8').includes('fails on purpose'));
   });
 
-  it('reuses the image of an unchanged task (integration)', async () => {
+  void it('reuses the image of an unchanged task (integration)', async () => {
     const s = store('rebuild');
     const runner = new TrialRunner({ runtime }, s);
     const task = await loadTask(path.join(fixtures, 'harbor-valid'));
@@ -135,7 +135,7 @@ describe('sandbox trials (integration)', () => {
     assert.match(again.ref, /^taskwright\/harbor-valid:[0-9a-f]{16}$/);
   });
 
-  it('gives the examples the verdicts scripts/check-examples.sh expects (integration)', async () => {
+  void it('gives the examples the verdicts scripts/check-examples.sh expects (integration)', async () => {
     const s = store('examples');
     const runner = new TrialRunner({ runtime }, s);
     const dirs = fs.readdirSync(examples).filter((d) => fs.existsSync(path.join(examples, d, 'task.yaml')) || fs.existsSync(path.join(examples, d, 'task.toml')));
@@ -156,7 +156,19 @@ describe('sandbox trials (integration)', () => {
   });
 });
 
-describe('interrupted runs (integration)', () => {
+void void describe('solution shipped in the image (integration)', () => {
+  void it('finds the copy of solution.sh that semver-sort ships in its image, and runs it for reward (integration)', async () => {
+    const task = await loadTask(path.join(examples, 'semver-sort'));
+    const vs = await validateTasks(runtime, store('leak'), [{ task, path: 'semver-sort' }], { runs: 1, concurrency: 2, retries: 1, retryBaseMs: 200 });
+    const v = byId(vs, 'semver-sort');
+    assert.equal(v.verdict, 'misaligned');
+    const f = v.findings.find((x) => x.rule === 'answer-or-solution-in-image');
+    assert.equal(f?.file, 'Dockerfile');
+    assert.ok(!v.findings.some((x) => x.rule === 'reward-not-isolated'), 'the planted-file probes earn nothing on this task');
+  });
+});
+
+void describe('interrupted runs (integration)', () => {
   const cli = path.join(root, 'bin/taskwright.js');
 
   async function startRun(): Promise<{ child: ReturnType<typeof spawn>; exited: Promise<number | null>; stderr: () => string }> {
@@ -180,7 +192,7 @@ describe('interrupted runs (integration)', () => {
     return path.resolve(root, m[1] as string);
   }
 
-  it('Ctrl-C removes the trial container and keeps the ledger readable (integration)', async () => {
+  void it('Ctrl-C removes the trial container and keeps the ledger readable (integration)', async () => {
     const { child, exited, stderr } = await startRun();
     child.kill('SIGINT');
     assert.equal(await exited, 130);
@@ -190,7 +202,7 @@ describe('interrupted runs (integration)', () => {
     assert.equal(run.trials[0]?.outcome, 'cancelled');
   });
 
-  it('kill -9 leaves a container that the next start reaps, and the ledger stays readable (integration)', async () => {
+  void it('kill -9 leaves a container that the next start reaps, and the ledger stays readable (integration)', async () => {
     const { child, exited, stderr } = await startRun();
     child.kill('SIGKILL');
     await exited;

@@ -39,7 +39,7 @@ function tasksOnDisk(root: string): Map<string, 'tb1' | 'harbor'> {
 }
 
 /** Waits (polling) until `check` holds; the deadline only bounds a hang, it is not what is tested. */
-async function until(what: string, check: () => boolean, deadlineMs = 15_000): Promise<void> {
+async function until(what: string, check: () => boolean, deadlineMs = 45_000): Promise<void> {
   const end = Date.now() + deadlineMs;
   while (!check()) {
     if (Date.now() > end) assert.fail(`gave up waiting: ${what}`);

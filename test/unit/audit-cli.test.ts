@@ -19,15 +19,15 @@ async function run(argv: string[], cwd = ROOT): Promise<{ code: number; out: str
 
 const BAD = { 'tests/test.sh': '#!/bin/bash\nmkdir -p /logs/verifier\npytest --noconftest -rA /tests/test_outputs.py | tee /logs/verifier/log\nif [ $? -eq 0 ]; then echo 1 > /logs/verifier/reward.txt; else echo 0 > /logs/verifier/reward.txt; fi\n' };
 
-describe('taskwright audit (CLI)', () => {
-  it('exits 0 on clean tasks and prints them grouped', async () => {
+void describe('taskwright audit (CLI)', () => {
+  void it('exits 0 on clean tasks and prints them grouped', async () => {
     const r = await run(['audit', 'test/fixtures/audit/clean-harbor', 'test/fixtures/audit/clean-tb1']);
     assert.equal(r.code, 0, r.err);
     assert.match(r.out, /test\/fixtures\/audit\/clean-harbor \(harbor\)\s+ok/);
     assert.match(r.out, /2 tasks: 0 error\(s\), 0 warning\(s\), 0 info/);
   });
 
-  it('exits 1 when a finding reaches --fail-on, 0 with --fail-on never, 2 on usage errors', async () => {
+  void it('exits 1 when a finding reaches --fail-on, 0 with --fail-on never, 2 on usage errors', async () => {
     const dir = await makeTask('clean-harbor', BAD);
     try {
       const text = await run(['audit', dir]);
@@ -42,7 +42,7 @@ describe('taskwright audit (CLI)', () => {
     }
   });
 
-  it('prints the documented JSON shape with 1-based positions', async () => {
+  void it('prints the documented JSON shape with 1-based positions', async () => {
     const dir = await makeTask('clean-harbor', BAD);
     try {
       const r = await run(['audit', '--format', 'json', 'clean-harbor'], path.dirname(dir));
@@ -62,7 +62,7 @@ describe('taskwright audit (CLI)', () => {
     }
   });
 
-  it('prints SARIF 2.1.0 that validates against the schema', async () => {
+  void it('prints SARIF 2.1.0 that validates against the schema', async () => {
     const dir = await makeTask('clean-harbor', { ...BAD, 'tests/test_outputs.py': 'from pathlib import Path\n\nOUT = Path("/app/report.md")\n\n\ndef test_report():\n    assert Path("/app/report.md").read_text() == "x"\n', 'solution/solve.sh': '#!/bin/bash\necho x > /app/report.md\n' });
     try {
       const r = await run(['audit', '--format', 'sarif', dir]);

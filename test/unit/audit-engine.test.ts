@@ -4,14 +4,14 @@ import path from 'node:path';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
 import { auditTask } from '../../src/core/audit/index';
-import { parseConfigText, loadAuditConfig } from '../../src/core/config/auditConfig';
+import { clearAuditConfigCache, loadAuditConfig, parseConfigText } from '../../src/core/config/auditConfig';
 import { loadTask } from '../../src/core/loader/index';
 import { FIXTURES, makeTask, removeTemp } from './audit-helpers';
 
 const BAD_TEST_SH = '#!/bin/bash\nmkdir -p /logs/verifier\npytest --noconftest -rA /tests/test_outputs.py || true\nif [ $? -eq 0 ]; then echo 1 > /logs/verifier/reward.txt; else echo 0 > /logs/verifier/reward.txt; fi\n';
 
-describe('audit engine: suppression and overrides', () => {
-  it('honours `# taskwright: ignore[rule]` on the line above and on the line itself', async () => {
+void describe('audit engine: suppression and overrides', () => {
+  void it('honours `# taskwright: ignore[rule]` on the line above and on the line itself', async () => {
     const above = await makeTask('clean-harbor', { 'tests/test.sh': BAD_TEST_SH.replace('pytest', '# taskwright: ignore[exit-code-masking]\npytest') });
     const same = await makeTask('clean-harbor', { 'tests/test.sh': BAD_TEST_SH.replace('|| true', '|| true  # taskwright: ignore[exit-code-masking]') });
     const other = await makeTask('clean-harbor', { 'tests/test.sh': BAD_TEST_SH.replace('pytest', '# taskwright: ignore[some-other-rule]\npytest') });
@@ -25,7 +25,7 @@ describe('audit engine: suppression and overrides', () => {
     }
   });
 
-  it('applies caller overrides, and the nearest taskwright.json / .taskwright.yaml wins over them', async () => {
+  void it('applies caller overrides, and the nearest taskwright.json / .taskwright.yaml wins over them', async () => {
     const dir = await makeTask('clean-harbor', { 'tests/test.sh': BAD_TEST_SH });
     try {
       const task = await loadTask(dir);
@@ -35,8 +35,10 @@ describe('audit engine: suppression and overrides', () => {
       assert.equal(await sev({ ignoreConfigFiles: true, severityOverrides: { 'exit-code-masking': 'off' } }), undefined);
       // Parent folder turns it off, the task folder sets warning: the nearer file wins.
       await fs.writeFile(path.join(path.dirname(dir), 'taskwright.json'), JSON.stringify({ rules: { 'exit-code-masking': 'off', 'no-reward-written': 'off' } }));
+      clearAuditConfigCache();
       assert.equal(await sev({}), undefined);
       await fs.writeFile(path.join(dir, '.taskwright.yaml'), 'rules:\n  exit-code-masking: warning\n');
+      clearAuditConfigCache();
       assert.equal(await sev({ severityOverrides: { 'exit-code-masking': 'info' } }), 'warning');
       // Unsaved editor text of a config file counts too.
       const overlay = new Map([[path.join(dir, '.taskwright.yaml'), 'rules:\n  exit-code-masking: "off"\n']]);
@@ -46,7 +48,7 @@ describe('audit engine: suppression and overrides', () => {
     }
   });
 
-  it('reports bad config entries instead of throwing', async () => {
+  void it('reports bad config entries instead of throwing', async () => {
     const c = parseConfigText('taskwright.json', '{"rules": {"a": "loud", "b": "off", "c": false}}');
     assert.deepEqual(c.rules, { b: 'off', c: 'off' });
     assert.equal(c.errors.length, 1);
@@ -55,7 +57,7 @@ describe('audit engine: suppression and overrides', () => {
     assert.deepEqual(none.rules, {});
   });
 
-  it('audits unsaved editor text from the overlay', async () => {
+  void it('audits unsaved editor text from the overlay', async () => {
     const dir = path.join(FIXTURES, 'clean-harbor');
     const overlay = new Map([[path.join(dir, 'tests/test.sh'), BAD_TEST_SH]]);
     const findings = await auditTask(await loadTask(dir, { overlay }), { overlay, ignoreConfigFiles: true });
@@ -64,7 +66,7 @@ describe('audit engine: suppression and overrides', () => {
     assert.equal(hit?.range?.start.line, 2);
   });
 
-  it('includes the loader\'s problems', async () => {
+  void it('includes the loader\'s problems', async () => {
     const dir = await makeTask('clean-harbor', { 'tests/test.sh': null });
     try {
       const findings = await auditTask(await loadTask(dir), { ignoreConfigFiles: true });
@@ -75,13 +77,13 @@ describe('audit engine: suppression and overrides', () => {
   });
 });
 
-describe('audit engine: fuzzed inputs never throw', () => {
+void describe('audit engine: fuzzed inputs never throw', () => {
   const files = ['tests/test.sh', 'tests/test_outputs.py', 'environment/Dockerfile', 'solution/solve.sh', 'instruction.md', 'task.toml', 'tests/data.json'];
   const fragments = ['pytest', ' -rA', ' || true', ' | tee x', '\nset -e\n', 'echo 1 > /logs/verifier/reward.txt', '<<EOF\n', 'EOF', 'COPY tests/ /app/\n', 'FROM ', ':latest',
     'def test_x():\n    ', 'assert ', 'os.listdir("/app") == []', 'try:\n', 'except:\n    pass\n', '"""', "'", '"', '\\', '$(', '`', '{', '[', '\u0000', 'é', '\r\n', '/Users/a/', 'time.sleep(5)'];
   const text = fc.array(fc.oneof(fc.constantFrom(...fragments), fc.string({ maxLength: 12 })), { maxLength: 30 }).map((a) => a.join(''));
 
-  it('for random file contents (overlay) in a Harbor task', async () => {
+  void it('for random file contents (overlay) in a Harbor task', async () => {
     const dir = path.join(FIXTURES, 'clean-harbor');
     await fc.assert(fc.asyncProperty(fc.constantFrom(...files), text, async (file, content) => {
       const overlay = new Map([[path.join(dir, file), content]]);
@@ -94,7 +96,7 @@ describe('audit engine: fuzzed inputs never throw', () => {
     }), { numRuns: 150 });
   });
 
-  it('for random file contents in a TB1 task', async () => {
+  void it('for random file contents in a TB1 task', async () => {
     const dir = path.join(FIXTURES, 'clean-tb1');
     const tb1Files = ['run-tests.sh', 'tests/test_outputs.py', 'Dockerfile', 'solution.sh', 'task.yaml'];
     await fc.assert(fc.asyncProperty(fc.constantFrom(...tb1Files), text, async (file, content) => {

@@ -13,15 +13,15 @@ async function audit(dir: string) {
   return auditTask(await loadTask(dir), { ignoreConfigFiles: true });
 }
 
-describe('audit rules: clean fixtures', () => {
+void describe('audit rules: clean fixtures', () => {
   for (const base of ['clean-harbor', 'clean-tb1']) {
-    it(`reports nothing on ${base}`, async () => {
+    void it(`reports nothing on ${base}`, async () => {
       const findings = await audit(path.join(FIXTURES, base));
       assert.deepEqual(findings.map((f) => `${f.rule} ${f.file}:${f.range?.start.line}`), []);
     });
   }
 
-  it('raises no warning or error on the example tasks except their documented defects', async () => {
+  void it('raises no warning or error on the example tasks except their documented defects', async () => {
     const examples = path.join(ROOT, 'examples/tasks');
     const planted = new Set(['dedupe-contacts:pipeline-status-masked', 'parse-access-log:skip-counts-as-pass']);
     for (const name of fs.readdirSync(examples).filter((n) => fs.existsSync(path.join(examples, n, 'instruction.md')) || fs.existsSync(path.join(examples, n, 'task.yaml')))) {
@@ -32,9 +32,9 @@ describe('audit rules: clean fixtures', () => {
   });
 });
 
-describe('audit rules: each rule fires on its bad fixture and stays quiet on its good one', () => {
+void describe('audit rules: each rule fires on its bad fixture and stays quiet on its good one', () => {
   for (const c of CASES) {
-    it(`${c.rule}`, async () => {
+    void it(`${c.rule}`, async () => {
       const bad = await makeTask(c.base, c.bad);
       const good = await makeTask(c.base, c.good);
       try {
@@ -60,15 +60,15 @@ describe('audit rules: each rule fires on its bad fixture and stays quiet on its
     });
   }
 
-  it('has a fixture case for every static rule', () => {
+  void it('has a fixture case for every static rule', () => {
     const covered = new Set(CASES.map((c) => c.rule));
     const missing = RULES.filter((r) => r.source === 'static' && !covered.has(r.id)).map((r) => r.id);
     assert.deepEqual(missing, []);
   });
 });
 
-describe('rule table', () => {
-  it('has at least 30 static rules across the four classes, with kebab-case ids and docs pages', () => {
+void describe('rule table', () => {
+  void it('has at least 30 static rules across the four classes, with kebab-case ids and docs pages', () => {
     const statics = RULES.filter((r) => r.source === 'static');
     assert.ok(statics.length >= 30, `only ${statics.length} static rules`);
     assert.deepEqual(new Set(statics.map((r) => r.class)), new Set(['brittleness', 'misalignment', 'invalidity', 'infra']));
@@ -83,7 +83,7 @@ describe('rule table', () => {
     assert.equal(new Set(RULES.map((r) => r.id)).size, RULES.length, 'duplicate rule ids');
   });
 
-  it('registers the loader and dynamic rule ids', () => {
+  void it('registers the loader and dynamic rule ids', () => {
     for (const id of ['config-parse-error', 'config-invalid-value', 'config-unknown-key', 'missing-instruction', 'missing-environment', 'missing-test-entry', 'missing-tests', 'missing-solution', 'unsupported-schema-version']) {
       assert.equal(RULES.find((r) => r.id === id)?.source, 'loader', id);
     }

@@ -12,8 +12,8 @@ function captureIo(cwd = REPO): { io: CliIo; out: string[]; err: string[] } {
   return { io: { out: (t) => out.push(t), err: (t) => err.push(t), cwd, env: {}, signal: new AbortController().signal }, out, err };
 }
 
-describe('cli: taskwright list', () => {
-  it('prints the documented JSON shape with paths relative to the cwd and 1-based positions', async () => {
+void describe('cli: taskwright list', () => {
+  void it('prints the documented JSON shape with paths relative to the cwd and 1-based positions', async () => {
     const { io, out, err } = captureIo();
     const code = await main(['list', 'test/fixtures/loader', '--json'], io);
     assert.equal(code, 0, err.join('\n'));
@@ -54,7 +54,7 @@ describe('cli: taskwright list', () => {
     assert.deepEqual([missing?.line, missing?.column], [null, null]);
   });
 
-  it('defaults to the current folder and prints one line per task, then its problems', async () => {
+  void it('defaults to the current folder and prints one line per task, then its problems', async () => {
     const { io, out } = captureIo(path.join(REPO, 'test/fixtures/loader/malformed'));
     assert.equal(await main(['list'], io), 0);
     const text = out.join('\n');
@@ -65,14 +65,14 @@ describe('cli: taskwright list', () => {
     assert.match(lines[lines.length - 1] ?? '', /^4 tasks, \d+ problems \(\d+ errors\)$/);
   });
 
-  it('exits 2 with a clear message for a path that does not exist', async () => {
+  void it('exits 2 with a clear message for a path that does not exist', async () => {
     const { io, out, err } = captureIo();
     assert.equal(await main(['list', 'no/such/folder'], io), 2);
     assert.equal(out.length, 0);
     assert.match(err.join('\n'), /no such file or folder: no\/such\/folder/);
   });
 
-  it('exits 2 on an unknown option and 0 for --help', async () => {
+  void it('exits 2 on an unknown option and 0 for --help', async () => {
     const bad = captureIo();
     assert.equal(await main(['list', '--jsn'], bad.io), 2);
     const help = captureIo();

@@ -37,7 +37,7 @@ async function makeTree(): Promise<string> {
   return root;
 }
 
-describe('discovery', () => {
+void describe('discovery', () => {
   let root = '';
   before(async () => { root = await makeTree(); });
   after(async () => {
@@ -46,7 +46,7 @@ describe('discovery', () => {
     await fs.rm(outside, { recursive: true, force: true });
   });
 
-  it('finds nested tasks, treats task folders as leaves, skips ignored folders and survives symlink loops', async () => {
+  void it('finds nested tasks, treats task folders as leaves, skips ignored folders and survives symlink loops', async () => {
     const dirs = await discoverTaskDirs([root], { ignore: ['vendor'] });
     assert.deepEqual(dirs, [
       path.join(root, 'datasets/harbor/nested/deeper/task-b'),
@@ -56,13 +56,13 @@ describe('discovery', () => {
     ]);
   });
 
-  it('searches extra-ignored folders only when not asked to skip them', async () => {
+  void it('searches extra-ignored folders only when not asked to skip them', async () => {
     const dirs = await discoverTaskDirs([root]);
     assert.ok(dirs.includes(path.join(root, 'vendor/x')));
     assert.ok(!dirs.some((d) => d.includes('node_modules') || d.includes('.git') || d.includes('.taskwright')));
   });
 
-  it('accepts a task folder, or its config file, as a root, and deduplicates overlapping roots', async () => {
+  void it('accepts a task folder, or its config file, as a root, and deduplicates overlapping roots', async () => {
     const a = path.join(root, 'datasets/tb1/task-a');
     assert.deepEqual(await discoverTaskDirs([a]), [a]);
     assert.deepEqual(await discoverTaskDirs([path.join(a, 'task.yaml')]), [a]);
@@ -70,14 +70,14 @@ describe('discovery', () => {
     assert.deepEqual(await discoverTaskDirs([path.join(root, 'missing')]), []);
   });
 
-  it('stops when its signal is aborted', async () => {
+  void it('stops when its signal is aborted', async () => {
     const controller = new AbortController();
     controller.abort(new Error('stop'));
     await assert.rejects(discoverTaskDirs([root], { signal: controller.signal }), /stop/);
     await assert.rejects(loadTasks([root], { signal: controller.signal }), /stop/);
   });
 
-  it('loads every discovered task in path order', async () => {
+  void it('loads every discovered task in path order', async () => {
     const tasks = await loadTasks([FIXTURES]);
     assert.deepEqual(tasks.map((t) => `${t.format}:${t.id}`), [
       'harbor:csv-summary',
@@ -91,7 +91,7 @@ describe('discovery', () => {
     ]);
   });
 
-  it('labels datasets by the parent folder relative to the root', () => {
+  void it('labels datasets by the parent folder relative to the root', () => {
     const r = path.join(root, 'ws');
     assert.equal(datasetOf(path.join(r, 'datasets/tb2/hello'), [r]), 'datasets/tb2');
     assert.equal(datasetOf(path.join(r, 'hello'), [r]), 'ws');

@@ -82,7 +82,9 @@ void describe('example tasks', () => {
       assert.doesNotMatch(dockerfile, /^RUN .*(apt-get|pip|curl|wget)/m, t.id);
       const verifier = await read(t, t.format === 'harbor' ? 'tests/test.sh' : 'run-tests.sh');
       assert.doesNotMatch(verifier, NETWORK_COMMANDS, `${t.id}: the verifier installs at test time`);
-      assert.match(verifier, /pytest \S*test_outputs\.py -rA/, `${t.id}: pytest with -rA`);
+      assert.match(verifier, /^pytest .*test_outputs\.py"? -rA/m, `${t.id}: pytest with -rA`);
+      // Files the agent plants in / or the working directory must not configure the verifier's pytest.
+      assert.match(verifier, /^pytest --noconftest -c \/dev\/null /m, `${t.id}: pytest isolated from planted conftest/ini`);
     }
   });
 

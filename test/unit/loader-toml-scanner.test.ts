@@ -3,8 +3,8 @@ import { describe, it } from 'node:test';
 import { range } from '../../src/core/model/positions';
 import { scanTomlPositions } from '../../src/core/loader/tomlScanner';
 
-describe('loader: TOML position scanner', () => {
-  it('places quoted, literal and dotted keys, and values after them', () => {
+void describe('loader: TOML position scanner', () => {
+  void it('places quoted, literal and dotted keys, and values after them', () => {
     const m = scanTomlPositions([
       '"quoted key" = 1',
       "'lit.eral' = 'x'",
@@ -19,7 +19,7 @@ describe('loader: TOML position scanner', () => {
     assert.deepEqual(m.get('env vars.inner.k'), { keyRange: range(4, 0, 4, 1), valueRange: range(4, 4, 4, 24) });
   });
 
-  it('follows inline tables, multi-line arrays and multi-line strings', () => {
+  void it('follows inline tables, multi-line arrays and multi-line strings', () => {
     const m = scanTomlPositions([
       'env = { A = "1", B = { C = [1, 2] } }',
       'list = [',
@@ -40,14 +40,14 @@ describe('loader: TOML position scanner', () => {
     assert.deepEqual(m.get('after'), { keyRange: range(8, 0, 8, 5), valueRange: range(8, 8, 8, 9) });
   });
 
-  it('numbers array tables and keeps keys inside them apart', () => {
+  void it('numbers array tables and keeps keys inside them apart', () => {
     const m = scanTomlPositions('[[steps]]\nname = "a"\n[[steps]]\nname = "b"\n[other]\nx = 1\n');
     assert.deepEqual(m.get('steps.0'), { keyRange: range(0, 2, 0, 7), valueRange: range(0, 0, 0, 9) });
     assert.deepEqual(m.get('steps.1.name'), { keyRange: range(3, 0, 3, 4), valueRange: range(3, 7, 3, 10) });
     assert.deepEqual(m.get('other.x'), { keyRange: range(5, 0, 5, 1), valueRange: range(5, 4, 5, 5) });
   });
 
-  it('never throws and always ends on broken input', () => {
+  void it('never throws and always ends on broken input', () => {
     for (const text of ['[', '[[', 'a = [1, 2', 'a = {', 'a = """', "a = '''x", '"unterminated = 1', '= 5', 'a.', '[a.]\nb=1', 'x = "\\', '\u0000\uFFFF', 'a = [ = ]']) {
       assert.doesNotThrow(() => scanTomlPositions(text), text);
     }

@@ -14,8 +14,8 @@ function only(problems: readonly Finding[], rule: string): Finding {
   return found[0] as Finding;
 }
 
-describe('loader: Terminal-Bench 1', () => {
-  it('loads a complete task.yaml task with every field and its source range', async () => {
+void describe('loader: Terminal-Bench 1', () => {
+  void it('loads a complete task.yaml task with every field and its source range', async () => {
     const t = await loadTask(fixture('tb1/hello-world'));
     assert.equal(t.format, 'tb1');
     assert.equal(t.id, 'hello-world');
@@ -44,7 +44,7 @@ describe('loader: Terminal-Bench 1', () => {
     assert.deepEqual(t.fields['tags.1'], { file: 'task.yaml', range: range(8, 4, 8, 12) });
   });
 
-  it('reads solution.yaml commands and warns that the default runner replaces a missing run-tests.sh', async () => {
+  void it('reads solution.yaml commands and warns that the default runner replaces a missing run-tests.sh', async () => {
     const t = await loadTask(fixture('tb1/fix-permissions'));
     assert.equal(t.solution.kind, 'yaml');
     assert.equal(t.solution.file, 'solution.yaml');
@@ -61,7 +61,7 @@ describe('loader: Terminal-Bench 1', () => {
     assert.equal(t.problems.length, 1);
   });
 
-  it('applies the TB1 defaults when only the instruction is given', async () => {
+  void it('applies the TB1 defaults when only the instruction is given', async () => {
     const dir = fixture('tb1/hello-world');
     const overlay = new Map([[path.join(dir, 'task.yaml'), 'instruction: Say hi.\n']]);
     const t = await loadTask(dir, { overlay });
@@ -73,7 +73,7 @@ describe('loader: Terminal-Bench 1', () => {
     assert.deepEqual(t.problems, []);
   });
 
-  it('reports a missing instruction, an unknown difficulty, an unknown key and a wrongly typed value at their ranges', async () => {
+  void it('reports a missing instruction, an unknown difficulty, an unknown key and a wrongly typed value at their ranges', async () => {
     const t = await loadTask(fixture('malformed/yaml-no-instruction'));
     const instr = only(t.problems, 'missing-instruction');
     assert.equal(instr.severity, 'error');
@@ -99,7 +99,7 @@ describe('loader: Terminal-Bench 1', () => {
     assert.equal(t.problems.every((p) => p.class === 'invalidity'), true);
   });
 
-  it('reports a YAML syntax error at the parser position and still reads the rest', async () => {
+  void it('reports a YAML syntax error at the parser position and still reads the rest', async () => {
     const t = await loadTask(fixture('malformed/yaml-syntax-error'));
     const p = only(t.problems, 'config-parse-error');
     assert.equal(p.file, 'task.yaml');
@@ -109,7 +109,7 @@ describe('loader: Terminal-Bench 1', () => {
     assert.equal(t.problems.length, 1);
   });
 
-  it('reports a missing Dockerfile, missing tests and a non-mapping config without throwing', async () => {
+  void it('reports a missing Dockerfile, missing tests and a non-mapping config without throwing', async () => {
     const dir = fixture('tb1/hello-world');
     const t = await loadTask(path.join(dir, 'tests'), {
       overlay: new Map([[path.join(dir, 'tests', 'task.yaml'), '- just\n- a list\n']]),
@@ -124,8 +124,8 @@ describe('loader: Terminal-Bench 1', () => {
   });
 });
 
-describe('loader: Harbor', () => {
-  it('loads a complete task.toml task with every section and exact field ranges', async () => {
+void describe('loader: Harbor', () => {
+  void it('loads a complete task.toml task with every section and exact field ranges', async () => {
     const t = await loadTask(fixture('harbor/csv-summary'));
     assert.equal(t.format, 'harbor');
     assert.equal(t.configFile, 'task.toml');
@@ -169,7 +169,7 @@ describe('loader: Harbor', () => {
     assert.deepEqual(t.fields['instruction'], { file: 'instruction.md', range: range(0, 0, 6, 0) });
   });
 
-  it('reads legacy keys: version, memory/storage sizes, allow_internet, and docker_image as the environment', async () => {
+  void it('reads legacy keys: version, memory/storage sizes, allow_internet, and docker_image as the environment', async () => {
     const t = await loadTask(fixture('harbor/legacy-resources'));
     assert.equal(t.schemaVersion, '1.0');
     assert.equal(t.environment.memoryMb, 2048);
@@ -182,7 +182,7 @@ describe('loader: Harbor', () => {
     assert.deepEqual(t.problems, []);
   });
 
-  it('applies Harbor defaults (600 s everywhere) to a minimal task.toml', async () => {
+  void it('applies Harbor defaults (600 s everywhere) to a minimal task.toml', async () => {
     const dir = fixture('harbor/csv-summary');
     const t = await loadTask(dir, { overlay: new Map([[path.join(dir, 'task.toml'), '[metadata]\n']]) });
     assert.deepEqual(t.timeouts, { agentSec: 600, verifierSec: 600, buildSec: 600 });
@@ -192,7 +192,7 @@ describe('loader: Harbor', () => {
     assert.deepEqual(t.problems, []);
   });
 
-  it('reports a TOML syntax error at its line and keeps reading the other lines', async () => {
+  void it('reports a TOML syntax error at its line and keeps reading the other lines', async () => {
     const t = await loadTask(fixture('malformed/toml-syntax-error'));
     const p = only(t.problems, 'config-parse-error');
     assert.equal(p.severity, 'error');
@@ -204,7 +204,7 @@ describe('loader: Harbor', () => {
     assert.equal(t.problems.length, 1);
   });
 
-  it('reports bad values, unknown keys, an unsupported schema and missing files, each where it belongs', async () => {
+  void it('reports bad values, unknown keys, an unsupported schema and missing files, each where it belongs', async () => {
     const t = await loadTask(fixture('malformed/harbor-bad-values'));
     const byRule = (rule: string): Finding[] => t.problems.filter((p) => p.rule === rule);
     const schema = only(t.problems, 'unsupported-schema-version');
@@ -232,7 +232,7 @@ describe('loader: Harbor', () => {
     assert.deepEqual(t.timeouts, { agentSec: 600, verifierSec: 600, buildSec: 600 });
   });
 
-  it('prefers overlay text over disk for every file it reads', async () => {
+  void it('prefers overlay text over disk for every file it reads', async () => {
     const dir = fixture('harbor/csv-summary');
     const overlay = new Map([[path.join(dir, 'instruction.md'), 'Unsaved instruction.\n']]);
     const t = await loadTask(dir, { overlay });
@@ -240,8 +240,8 @@ describe('loader: Harbor', () => {
   });
 });
 
-describe('loader: format detection', () => {
-  it('detects formats by config file and recognises config file names', async () => {
+void describe('loader: format detection', () => {
+  void it('detects formats by config file and recognises config file names', async () => {
     assert.equal(await detectFormat(fixture('tb1/hello-world')), 'tb1');
     assert.equal(await detectFormat(fixture('harbor/csv-summary')), 'harbor');
     assert.equal(await detectFormat(FIXTURES), undefined);
@@ -251,7 +251,7 @@ describe('loader: format detection', () => {
     assert.equal(isTaskConfigFile('/x/task.toml.bak'), false);
   });
 
-  it('loads a folder with no config, or no folder at all, as a task with problems instead of throwing', async () => {
+  void it('loads a folder with no config, or no folder at all, as a task with problems instead of throwing', async () => {
     const t = await loadTask(path.join(FIXTURES, 'does-not-exist'));
     assert.equal(t.id, 'does-not-exist');
     assert.ok(t.problems.some((p) => p.rule === 'config-parse-error' && /not a folder/.test(p.message)));

@@ -1,7 +1,9 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { BandReport } from '../../src/core/band/types';
-import { isBandReport, modelKey, parseHostMessage, parseWebviewMessage, sanitizeViewState } from '../../src/core/protocol/bandPanel';
+import { isBandReport, modelKey, parseHostMessage, parseWebviewMessage, sanitizeViewState, toWire } from '../../src/core/protocol/bandPanel';
+import { decodeReport, encodeReport } from '../../src/core/protocol/bandWire';
+import { reportFromResults } from '../../src/extension/panel/loadReport';
 
 const report: BandReport = {
   version: 1, k: 2, thresholds: { low: 0, high: 1 },
@@ -36,10 +38,13 @@ void describe('band panel protocol: webview → host', () => {
 });
 
 void describe('band panel protocol: host → webview', () => {
-  void it('accepts init and update with a valid band report', () => {
-    const data = { report, source: '/w/.taskwright/runs', live: true };
-    assert.equal(parseHostMessage({ type: 'init', data })?.type, 'init');
+  void it('accepts init and update with a valid band report, and decodes it', () => {
+    const data = toWire({ report, source: '/w/.taskwright/runs', live: true });
+    const init = parseHostMessage({ type: 'init', data });
+    assert.equal(init?.type, 'init');
+    assert.deepEqual(init?.type === 'init' ? init.data : undefined, { report, source: '/w/.taskwright/runs', live: true });
     assert.equal(parseHostMessage({ type: 'update', data })?.type, 'update');
+    assert.equal(parseHostMessage({ type: 'update', data: { report, source: 's', live: true } }), undefined, 'a plain (non-wire) report is not a message');
     assert.deepEqual(parseHostMessage({ type: 'exported', count: 3, file: 'a.json' }), { type: 'exported', count: 3, file: 'a.json' });
   });
   void it('rejects reports that break the contract', () => {
@@ -53,8 +58,47 @@ void describe('band panel protocol: host → webview', () => {
     assert.equal(isBandReport(withTask({ ...task, interval: [0.9, 0.1] })), false);
     assert.equal(isBandReport({ ...report, models: [{ ...report.models[0], counts: { 'in-band': 1 } }] }), false);
     assert.equal(isBandReport({ ...report, series: [{ model: 'm', points: [], saturated: 'yes', rule: { meanAbove: 0.8, inBandBelow: 0.2, window: 3 } }] }), false);
-    assert.equal(parseHostMessage({ type: 'init', data: { report: { ...report, k: 0 }, source: 's', live: false } }), undefined);
-    assert.equal(parseHostMessage({ type: 'init', data: { report, source: 's' } }), undefined);
+    assert.equal(parseHostMessage({ type: 'init', data: toWire({ report: { ...report, k: 0 }, source: 's', live: false }) }), undefined);
+    assert.equal(parseHostMessage({ type: 'init', data: { report: encodeReport(report), source: 's' } }), undefined);
+  });
+});
+
+void describe('band panel wire format', () => {
+  void it('round-trips a report (numbers at the precision the panel shows)', () => {
+    assert.deepEqual(decodeReport(encodeReport(report)), report);
+    const fixture = reportFromResults([`${__dirname}/../../../test/fixtures/band/workspace`]).report;
+    const back = decodeReport(JSON.parse(JSON.stringify(encodeReport(fixture))))!;
+    assert.equal(back.models.length, fixture.models.length);
+    fixture.models.forEach((m, i) => {
+      const b = back.models[i]!;
+      assert.deepEqual(b.counts, m.counts);
+      m.tasks.forEach((t, j) => {
+        const u = b.tasks[j]!;
+        assert.deepEqual([u.id, u.path, u.band, u.attempts, u.successes, u.infraErrors], [t.id, t.path, t.band, t.attempts, t.successes, t.infraErrors]);
+        assert.ok(Math.abs((u.passAtK ?? -1) - (t.passAtK ?? -1)) <= 5e-5);
+      });
+    });
+    assert.deepEqual(back.series, fixture.series);
+  });
+  void it('stores each task id once however many models ran it', () => {
+    const two = { ...report, models: [report.models[0]!, { ...report.models[0]!, model: 'n' }] };
+    assert.deepEqual(encodeReport(two).ids, ['t']);
+  });
+  void it('rejects broken columns: lengths, indices, ranges, successes above attempts', () => {
+    const w = JSON.parse(JSON.stringify(encodeReport(report))) as { models: { rows: Record<string, unknown[]> }[] };
+    const broken = (edit: (rows: Record<string, unknown[]>) => void): unknown => {
+      const c = JSON.parse(JSON.stringify(w)) as typeof w;
+      edit(c.models[0]!.rows);
+      return c;
+    };
+    assert.equal(decodeReport(broken((r) => { r.id = [5]; })), undefined);
+    assert.equal(decodeReport(broken((r) => { r.attempts = [2, 2]; })), undefined);
+    assert.equal(decodeReport(broken((r) => { r.passAtK = [1.2]; })), undefined);
+    assert.equal(decodeReport(broken((r) => { r.band = [9]; })), undefined);
+    assert.equal(decodeReport(broken((r) => { r.successes = [3]; })), undefined);
+    assert.equal(decodeReport(broken((r) => { r.lo = [0.95]; })), undefined);
+    assert.equal(decodeReport({ ...w, wire: 2 }), undefined);
+    assert.equal(decodeReport(null), undefined);
   });
 });
 

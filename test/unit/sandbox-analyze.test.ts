@@ -37,22 +37,22 @@ function run(over: Partial<TaskTrials>) {
 
 const check = (v: ReturnType<typeof run>, name: string) => v.checks.find((c) => c.name === name);
 
-describe('validation analysis', () => {
-  it('is valid when the oracle passes, nop fails, runs agree and probes earn nothing', () => {
+void describe('validation analysis', () => {
+  void it('is valid when the oracle passes, nop fails, runs agree and probes earn nothing', () => {
     const v = run({});
     assert.equal(v.verdict, 'valid');
     assert.deepEqual(v.findings, []);
     assert.ok(v.checks.every((c) => c.status === 'pass'));
   });
 
-  it('is invalid when the oracle never passes, with the finding on the solution', () => {
+  void it('is invalid when the oracle never passes, with the finding on the solution', () => {
     const v = run({ oracle: [t('failed'), t('failed')] });
     assert.equal(v.verdict, 'invalid');
     assert.equal(v.findings[0]?.rule, 'oracle-fails');
     assert.equal(v.findings[0]?.file, 'solution/solve.sh');
   });
 
-  it('is misaligned when doing nothing earns reward, with the finding on the tests', () => {
+  void it('is misaligned when doing nothing earns reward, with the finding on the tests', () => {
     const v = run({ nop: [t('passed', 'nop'), t('passed', 'nop')] });
     assert.equal(v.verdict, 'misaligned');
     assert.equal(v.findings[0]?.rule, 'nop-passes');
@@ -60,19 +60,25 @@ describe('validation analysis', () => {
     assert.equal(check(v, 'reward-isolation')?.status, 'skipped');
   });
 
-  it('is misaligned when a planted file earns reward', () => {
+  void it('is misaligned when a planted file earns reward', () => {
     const v = run({ probes: { conftest: [t('passed', 'nop')] } });
     assert.equal(v.verdict, 'misaligned');
     assert.ok(v.findings.some((f) => f.rule === 'reward-not-isolated' && f.class === 'misalignment'));
   });
 
-  it('is brittle when identical runs disagree', () => {
+  void it('puts a solution found in the image on the Dockerfile, apart from planted files', () => {
+    const v = run({ probes: { conftest: [t('failed', 'nop')], 'solution-in-image': [t('passed', 'nop')] } });
+    assert.equal(v.verdict, 'misaligned');
+    assert.deepEqual(v.findings.map((f) => [f.rule, f.file]), [['answer-or-solution-in-image', 'environment/Dockerfile']]);
+  });
+
+  void it('is brittle when identical runs disagree', () => {
     const v = run({ oracle: [t('passed'), t('failed'), t('passed')] });
     assert.equal(v.verdict, 'brittle');
     assert.ok(v.findings.some((f) => f.rule === 'flaky-verdict' && f.class === 'brittleness'));
   });
 
-  it('warns when the oracle runs within 20% of a timeout, on the timeout field', () => {
+  void it('warns when the oracle runs within 20% of a timeout, on the timeout field', () => {
     const v = run({ oracle: [t('passed', 'oracle', { verifier: 8.5 }), t('passed')] });
     assert.equal(check(v, 'timeout-margin')?.status, 'fail');
     const f = v.findings.find((x) => x.rule === 'timeout-margin');
@@ -80,7 +86,7 @@ describe('validation analysis', () => {
     assert.equal(f?.range?.start.line, 4);
   });
 
-  it('never counts infra errors against the task', () => {
+  void it('never counts infra errors against the task', () => {
     const v = run({ oracle: [t('infra-error'), t('infra-error')] });
     assert.equal(check(v, 'oracle')?.status, 'error');
     assert.equal(v.verdict, 'infra-error');
@@ -90,7 +96,7 @@ describe('validation analysis', () => {
     assert.equal(partial.verdict, 'valid');
   });
 
-  it('reports a build failure on the Dockerfile and skips the rest', () => {
+  void it('reports a build failure on the Dockerfile and skips the rest', () => {
     const v = run({ buildError: { kind: 'build-failed', message: 'RUN false returned 1' }, nop: [], oracle: [], probes: {} });
     assert.equal(v.verdict, 'infra-error');
     assert.equal(v.findings[0]?.rule, 'build-fails');

@@ -17,8 +17,8 @@ function tree(files: Record<string, string>): string {
   return dir;
 }
 
-describe('build context hash', () => {
-  it('is stable for identical content and changes with any file', () => {
+void describe('build context hash', () => {
+  void it('is stable for identical content and changes with any file', () => {
     const a = tree({ Dockerfile: 'FROM x\n', 'app/main.py': 'print(1)\n' });
     const b = tree({ Dockerfile: 'FROM x\n', 'app/main.py': 'print(1)\n' });
     const h1 = readBuildContext(a, path.join(a, 'Dockerfile')).hash;
@@ -27,7 +27,7 @@ describe('build context hash', () => {
     assert.notEqual(readBuildContext(b, path.join(b, 'Dockerfile')).hash, h1);
   });
 
-  it('leaves out what .dockerignore excludes, but never the Dockerfile', () => {
+  void it('leaves out what .dockerignore excludes, but never the Dockerfile', () => {
     const a = tree({ Dockerfile: 'FROM x\n', '.dockerignore': 'logs\n*.tmp\n!keep.tmp\nDockerfile\n', 'logs/a.txt': '1', 'x.tmp': '1', 'keep.tmp': '1' });
     const h1 = readBuildContext(a, path.join(a, 'Dockerfile'));
     fs.writeFileSync(path.join(a, 'logs/a.txt'), 'changed');
@@ -39,7 +39,7 @@ describe('build context hash', () => {
     assert.notEqual(readBuildContext(a, path.join(a, 'Dockerfile')).hash, h1.hash);
   });
 
-  it('matches Docker ignore patterns', () => {
+  void it('matches Docker ignore patterns', () => {
     const m = dockerignoreMatcher('**/__pycache__\n/build\n# comment\n*.pyc\n');
     assert.equal(m('src/__pycache__/x'), true);
     assert.equal(m('build/out.o'), true);
@@ -48,7 +48,7 @@ describe('build context hash', () => {
     assert.equal(m('src/main.py'), false);
   });
 
-  it('packs ustar archives in 512-byte blocks with long names split', () => {
+  void it('packs ustar archives in 512-byte blocks with long names split', () => {
     const long = `${'d'.repeat(120)}/file.txt`;
     const tar = packTar([{ name: long, mode: 0o644, type: 'file', data: Buffer.from('hi') }]);
     assert.equal(tar.length % 512, 0);
@@ -58,14 +58,14 @@ describe('build context hash', () => {
   });
 });
 
-describe('agents', () => {
-  it('replays solution.yaml as one shell script, non-blocking commands in the background', () => {
+void describe('agents', () => {
+  void it('replays solution.yaml as one shell script, non-blocking commands in the background', () => {
     const s = solutionYamlScript([{ command: 'cd /app' }, { command: 'python3 server.py\n', block: false, minTimeoutSec: 2 }, { command: 'echo done' }]);
     assert.match(s, /^#!\/bin\/bash/);
     assert.ok(s.includes('cd /app\n( python3 server.py\n) &\nsleep 2\necho done\n'));
   });
 
-  it('makes agents from spec strings and rejects unknown kinds', () => {
+  void it('makes agents from spec strings and rejects unknown kinds', () => {
     assert.equal(createAgent('oracle').spec, 'oracle');
     assert.equal(createAgent('nop').spec, 'nop');
     assert.throws(() => createAgent('gpt'), /unknown agent 'gpt'/);

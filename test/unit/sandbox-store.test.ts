@@ -14,8 +14,8 @@ function record(i: number, outcome: TrialRecord['outcome'] = 'passed'): TrialRec
   };
 }
 
-describe('results store', () => {
-  it('appends whole lines and reads them back with the run parameters', () => {
+void describe('results store', () => {
+  void it('appends whole lines and reads them back with the run parameters', () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tw-store-'));
     const store = RunStore.create(dir, { id: newRunId('oracle'), kind: 'run', tasks: ['x'], concurrency: 1, retries: 0, startedAt: 'now', pid: process.pid });
     store.append(record(1));
@@ -30,7 +30,7 @@ describe('results store', () => {
     assert.ok(fs.existsSync(store.trialDir('t1')));
   });
 
-  it('tolerates a torn last line (a writer killed mid-line)', () => {
+  void it('tolerates a torn last line (a writer killed mid-line)', () => {
     const whole = `${JSON.stringify(record(1))}\n${JSON.stringify(record(2, 'failed'))}\n`;
     const torn = `${whole}${JSON.stringify(record(3)).slice(0, 40)}`;
     const r = parseTrialsJsonl(torn);
@@ -38,13 +38,13 @@ describe('results store', () => {
     assert.equal(r.skipped, 1);
   });
 
-  it('skips lines that are JSON but not trial records', () => {
+  void it('skips lines that are JSON but not trial records', () => {
     const r = parseTrialsJsonl(`${JSON.stringify({ hello: 1 })}\n${JSON.stringify({ ...record(1), outcome: 'weird' })}\n${JSON.stringify(record(2))}\n`);
     assert.deepEqual(r.trials.map((t) => t.trial), ['t2']);
     assert.equal(r.skipped, 2);
   });
 
-  it('reads a run folder whose run.json is missing', () => {
+  void it('reads a run folder whose run.json is missing', () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tw-store-'));
     fs.writeFileSync(path.join(dir, 'trials.jsonl'), `${JSON.stringify(record(1))}\n{"trial":`);
     const run = readRun(dir);

@@ -38,6 +38,8 @@ const log = (m) => console.log(`[e2e ${((Date.now() - started) / 1000).toFixed(1
 const shotsDir = path.join(RESULTS_DIR, 'e2e');
 const slug = (s) => s.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '');
 const runDir = makeRunDir('e2e');
+// Pictures from an earlier run would pass for this one's.
+fs.rmSync(shotsDir, { recursive: true, force: true });
 const results = [];
 let server;
 let browser;
@@ -88,9 +90,10 @@ function withTimeout(promise, secs, what) {
 }
 
 let finishing = false;
-async function finish(exitCode) {
+async function finish(exitCode, why = 'interrupted') {
   if (finishing) return;
   finishing = true;
+  if (exitCode !== 0 && results.every((r) => r.ok)) results.push({ name: 'the run', ok: false, ms: Date.now() - started, error: why });
   try { await browser?.close(); } catch { /* already closed */ }
   await server?.stop();
   if (exitCode !== 0 && server) {
@@ -106,15 +109,14 @@ async function finish(exitCode) {
 }
 process.on('SIGINT', () => void finish(130));
 process.on('SIGTERM', () => void finish(143));
-setTimeout(() => {
-  results.push({ name: 'whole run', ok: false, ms: Date.now() - started, error: `timed out after ${opt.timeout}s` });
-  void failureShot('timeout').then(() => finish(1));
-}, Number(opt.timeout) * 1000).unref();
+process.on('SIGHUP', () => void finish(129));
+process.on('uncaughtException', (e) => { console.error(e); void finish(1, `runner crashed: ${e instanceof Error ? e.message : e}`); });
+process.on('unhandledRejection', (e) => { console.error(e); void finish(1, `runner crashed: ${e instanceof Error ? e.message : e}`); });
+setTimeout(() => void failureShot('timeout').then(() => finish(1, `timed out after ${opt.timeout}s`)), Number(opt.timeout) * 1000).unref();
 
 const cases = await loadCases();
 if (cases.length === 0) {
-  results.push({ name: 'case discovery', ok: false, ms: 0, error: `no case matches --only ${opt.only}` });
-  await finish(1);
+  await finish(1, `no case matches --only ${opt.only}`);
 }
 
 // Startup is one step: if the VSIX cannot be packaged or installed, or the workbench never shows,

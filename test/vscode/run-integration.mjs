@@ -32,6 +32,7 @@ const log = (m) => console.log(`[vscode ${((Date.now() - started) / 1000).toFixe
 const runDir = makeRunDir('it');
 const resultsFile = path.join(runDir, 'results.json');
 const outDir = path.join(RESULTS_DIR, 'vscode');
+fs.rmSync(outDir, { recursive: true, force: true }); // an earlier run's failure picture would mislead
 
 // Workbench and extension-host chatter that says nothing about the suite.
 const NOISE = /^(Resolv|Creating a socket|Updating additional|ChatSessionStore|\[Service Worker\]|Ignoring fetching additional|%c(INFO|TRACE|DEBUG))/;
@@ -77,6 +78,7 @@ async function finish(code, why) {
 
 process.on('SIGINT', () => void finish(130, 'interrupted'));
 process.on('SIGTERM', () => void finish(143, 'terminated'));
+process.on('SIGHUP', () => void finish(129, 'hung up'));
 process.on('uncaughtException', (e) => { console.error(e); void finish(1, 'runner crashed'); });
 process.on('unhandledRejection', (e) => { console.error(e); void finish(1, 'runner crashed'); });
 setTimeout(() => void finish(1, `no result from the extension host after ${opt.timeout}s`), Number(opt.timeout) * 1000).unref();

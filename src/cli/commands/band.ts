@@ -1,35 +1,21 @@
 import path from 'node:path';
-import { checkpointSeries, DEFAULT_SATURATION } from '../../core/band/checkpoints';
 import { DEFAULT_BAND_THRESHOLDS, DEFAULT_K, parseThresholds } from '../../core/band/classify';
+import { computeBand } from '../../core/band/compute';
 import { renderBandCsv, renderBandText } from '../../core/band/format';
-import { tallyRecords } from '../../core/band/fromRecords';
-import { bandReport } from '../../core/band/report';
-import { loadResults } from '../../core/band/sources';
 import type { BandReport } from '../../core/band/types';
+import { writeBandHtml } from '../../core/report/bandHtml';
 import { defaultResultsDir } from '../../core/results/store';
 import { boolOpt, choiceOpt, intOpt, stringOpt, UsageError, type CliCommand, type CliIo, type ParsedArgs } from '../command';
 
 const FORMATS = ['text', 'json', 'csv'] as const;
 
 /**
- * Hook for the band panel's static HTML export (`--html FILE`), set by the webview area when it
- * exists: it receives the finished report and writes the file. Until then `--html` says it is missing.
+ * `--html FILE` is the band panel's standalone export (src/core/report/bandHtml.ts, the webview area's):
+ * it gets the finished report and writes the file. Replaceable for tests or another renderer.
  */
-export let renderBandHtml: ((report: BandReport, file: string) => Promise<void>) | undefined;
+export let renderBandHtml: (report: BandReport, file: string) => Promise<void> = writeBandHtml;
 export function setBandHtmlRenderer(fn: (report: BandReport, file: string) => Promise<void>): void {
   renderBandHtml = fn;
-}
-
-/** Builds the report for `taskwright band` (also used by the editor's import). */
-export function computeBand(paths: readonly string[], opts: { k: number; thresholds: typeof DEFAULT_BAND_THRESHOLDS; model?: string; checkpoint?: string }): { report: BandReport; warnings: string[] } {
-  const loaded = loadResults(paths);
-  const models = tallyRecords(loaded.sets, { ...(opts.model ? { model: opts.model } : {}), ...(opts.checkpoint ? { checkpoint: opts.checkpoint } : {}) });
-  const base = bandReport(models, { k: opts.k, thresholds: opts.thresholds, broken: loaded.broken });
-  const series = checkpointSeries(base.models, DEFAULT_SATURATION).filter((s) => s.points.length > 1);
-  const report: BandReport = series.length ? { ...base, series } : base;
-  const warnings = [...loaded.warnings];
-  if (loaded.sets.length === 0) warnings.push('no rollout trials found in the given paths');
-  return { report, warnings };
 }
 
 export const bandCommand: CliCommand = {
@@ -74,7 +60,6 @@ export const bandCommand: CliCommand = {
     for (const w of warnings) io.err(`taskwright band: ${w}`);
     const html = stringOpt(args, 'html');
     if (html !== undefined) {
-      if (!renderBandHtml) throw new UsageError('--html is not available in this build');
       await renderBandHtml(report, path.resolve(io.cwd, html));
     }
     if (format === 'json') io.out(JSON.stringify(report, null, 2));

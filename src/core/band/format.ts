@@ -30,7 +30,7 @@ export function renderBandText(report: BandReport, options: { readonly tasks?: b
     lines.push(`  ${BANDS.map((b) => `${b} ${m.counts[b]}`).join(' · ')}`);
     if (options.tasks !== false) for (const t of m.tasks) lines.push(taskLine(t, report.k));
   }
-  for (const s of report.series ?? []) {
+  for (const s of (report.series ?? []).filter((x) => x.points.length > 1)) {
     lines.push('');
     lines.push(`${s.model} over checkpoints: ${s.points.map((p) => `${p.checkpoint} ${pct(p.meanPassAtK)}`).join(' → ')}`);
     lines.push(s.saturated ? `  SATURATED — ${s.reason ?? ''}` : '  not saturated');

@@ -7,3 +7,4 @@ export * from './broken';
 export * from './checkpoints';
 export * from './sources';
 export * from './format';
+export * from './compute';

@@ -34,30 +34,32 @@ export interface Pairing {
  * 10,000 tasks collapse to a handful of bubbles; `grid` rounds rates first when they are many.
  */
 export function pairModels(A: ClassifiedModel, B: ClassifiedModel, grid = 0): Pairing {
+  const bt = B.source.tasks, at = A.source.tasks;
   const inB = new Map<string, number>();
-  B.source.tasks.forEach((t, i) => inB.set(t.id, i));
+  for (let i = 0; i < bt.length; i++) inB.set(bt[i]!.id, i);
   const tasks: PairedTask[] = [];
-  let onlyA = 0;
-  const seen = new Set<string>();
-  A.source.tasks.forEach((ta, ia) => {
+  const byPoint = new Map<number, { a: number; b: number; ids: string[]; differs: number }>();
+  const round = (x: number): number => (grid > 0 ? Math.round(x / grid) * grid : Math.round(x * 1e4) / 1e4);
+  let onlyA = 0, shared = 0, differing = 0;
+  for (let ia = 0; ia < at.length; ia++) {
+    const ta = at[ia]!;
     const ib = inB.get(ta.id);
-    if (ib === undefined) { onlyA++; return; }
-    seen.add(ta.id);
-    const tb = B.source.tasks[ib]!;
-    if (ta.attempts === 0 || tb.attempts === 0) return;
+    if (ib === undefined) { onlyA++; continue; }
+    shared++;
+    const tb = bt[ib]!;
+    if (ta.attempts === 0 || tb.attempts === 0) continue;
     const bandA = A.bands[ia]!, bandB = B.bands[ib]!;
-    tasks.push({ id: ta.id, a: ta.successes / ta.attempts, b: tb.successes / tb.attempts, bandA, bandB, differs: bandA !== bandB });
-  });
-  const onlyB = B.source.tasks.length - seen.size;
-  const round = (x: number): number => (grid > 0 ? Math.round(x / grid) * grid : Math.round(x * 1e6) / 1e6);
-  const byPoint = new Map<string, { a: number; b: number; ids: string[]; differs: number }>();
-  for (const t of tasks) {
-    const a = round(t.a), b = round(t.b);
-    const k = `${a},${b}`;
-    let p = byPoint.get(k);
-    if (!p) { p = { a, b, ids: [], differs: 0 }; byPoint.set(k, p); }
-    p.ids.push(t.id);
-    if (t.differs) p.differs++;
+    const differs = bandA !== bandB;
+    const a = ta.successes / ta.attempts, b = tb.successes / tb.attempts;
+    tasks.push({ id: ta.id, a, b, bandA, bandB, differs });
+    if (differs) differing++;
+    // Numeric keys: rates are rounded to 1e-4, so a*1e4 and b*1e4 are small integers.
+    const ra = round(a), rb = round(b);
+    const key = Math.round(ra * 1e4) * 100_003 + Math.round(rb * 1e4);
+    let p = byPoint.get(key);
+    if (!p) { p = { a: ra, b: rb, ids: [], differs: 0 }; byPoint.set(key, p); }
+    p.ids.push(ta.id);
+    if (differs) p.differs++;
   }
-  return { tasks, points: [...byPoint.values()], differing: tasks.filter((t) => t.differs).length, onlyA, onlyB };
+  return { tasks, points: [...byPoint.values()], differing, onlyA, onlyB: bt.length - shared };
 }

@@ -14,8 +14,7 @@ export interface TableQuery {
 const BAND_ORDER: Readonly<Record<Band, number>> = Object.fromEntries(BANDS.map((b, i) => [b, i])) as Record<Band, number>;
 
 type Key = (row: TaskBandRow, band: Band) => number | string | null;
-const KEYS: Readonly<Record<SortColumn, Key>> = {
-  id: (r) => r.id,
+const KEYS: Readonly<Record<Exclude<SortColumn, 'id'>, Key>> = {
   attempts: (r) => r.attempts,
   successes: (r) => r.successes,
   infraErrors: (r) => r.infraErrors,
@@ -24,7 +23,25 @@ const KEYS: Readonly<Record<SortColumn, Key>> = {
   band: (_r, b) => BAND_ORDER[b],
 };
 
-const collator = new Intl.Collator('en', { numeric: true, sensitivity: 'base' });
+/**
+ * Natural-order sort key: digit runs zero-padded, case folded ('task-2' < 'task-10'). Comparing these
+ * with < is an order of magnitude faster than Intl.Collator with numeric collation over 10,000 rows.
+ */
+export function naturalKey(s: string): string {
+  return s.toLowerCase().replace(/\d+/g, (d) => d.replace(/^0+(?=\d)/, '').padStart(12, '0'));
+}
+
+const idKeyCache = new WeakMap<readonly TaskBandRow[], string[]>();
+function idKeys(rows: readonly TaskBandRow[]): string[] {
+  let keys = idKeyCache.get(rows);
+  if (!keys) {
+    keys = rows.map((r) => naturalKey(r.id));
+    idKeyCache.set(rows, keys);
+  }
+  return keys;
+}
+
+const cmp = (a: string | number, b: string | number): number => (a < b ? -1 : a > b ? 1 : 0);
 
 /**
  * Indices of `rows` that pass the query, in display order. Sorting is stable (ties keep the id order)
@@ -45,8 +62,13 @@ export function queryRows(rows: readonly TaskBandRow[], bands: readonly Band[], 
     }
     idx.push(i);
   }
-  const key = KEYS[q.sort.column];
+  const ids = idKeys(rows);
   const sign = q.sort.dir === 'asc' ? 1 : -1;
+  if (q.sort.column === 'id') {
+    idx.sort((a, b) => sign * cmp(ids[a]!, ids[b]!) || a - b);
+    return idx;
+  }
+  const key = KEYS[q.sort.column];
   // Keys are computed once per row: sorting 10,000 rows calls the comparator ~130,000 times.
   const keys = new Array<number | string | null>(rows.length);
   for (const i of idx) keys[i] = key(rows[i]!, bands[i]!);
@@ -55,10 +77,9 @@ export function queryRows(rows: readonly TaskBandRow[], bands: readonly Band[], 
     if (ka === null || kb === null) {
       if (ka !== kb) return ka === null ? 1 : -1;
     } else if (ka !== kb) {
-      const c = typeof ka === 'number' && typeof kb === 'number' ? ka - kb : collator.compare(String(ka), String(kb));
-      if (c !== 0) return sign * c;
+      return sign * cmp(ka, kb);
     }
-    return collator.compare(rows[a]!.id, rows[b]!.id) || a - b;
+    return cmp(ids[a]!, ids[b]!) || a - b;
   });
   return idx;
 }

@@ -56,21 +56,52 @@ function isRecord(v: unknown): v is Record<string, unknown> {
 
 const cache = new Map<string, { mtimeMs: number; parsed: ConfigFile }>();
 
+/**
+ * Looking up three names in every ancestor folder is most of the cost of auditing a small task, so
+ * results are reused for a short while: an edited or new config file takes effect within STAT_TTL_MS
+ * (editor buffers come through the overlay and apply at once).
+ */
+const STAT_TTL_MS = 1500;
+const statCache = new Map<string, { at: number; mtimeMs: number | undefined }>();
+
+async function mtimeOf(file: string): Promise<number | undefined> {
+  const now = Date.now();
+  const hit = statCache.get(file);
+  if (hit && now - hit.at < STAT_TTL_MS) return hit.mtimeMs;
+  let mtimeMs: number | undefined;
+  try {
+    const st = await fs.stat(file);
+    mtimeMs = st.isFile() ? st.mtimeMs : undefined;
+  } catch {
+    mtimeMs = undefined;
+  }
+  if (statCache.size > 10_000) statCache.clear();
+  statCache.set(file, { at: now, mtimeMs });
+  return mtimeMs;
+}
+
 async function readConfig(file: string, overlay?: ReadonlyMap<string, string>): Promise<ConfigFile | undefined> {
   const over = overlay?.get(file);
   if (over !== undefined) return parseConfigText(file, over);
-  let st;
+  const mtimeMs = await mtimeOf(file);
+  if (mtimeMs === undefined) return undefined;
+  const hit = cache.get(file);
+  if (hit && hit.mtimeMs === mtimeMs) return hit.parsed;
+  let text: string;
   try {
-    st = await fs.stat(file);
+    text = await fs.readFile(file, 'utf8');
   } catch {
     return undefined;
   }
-  if (!st.isFile()) return undefined;
-  const hit = cache.get(file);
-  if (hit && hit.mtimeMs === st.mtimeMs) return hit.parsed;
-  const parsed = parseConfigText(file, await fs.readFile(file, 'utf8'));
-  cache.set(file, { mtimeMs: st.mtimeMs, parsed });
+  const parsed = parseConfigText(file, text);
+  cache.set(file, { mtimeMs, parsed });
   return parsed;
+}
+
+/** Forget cached config lookups (tests, or a file watcher that saw a config file change). */
+export function clearAuditConfigCache(): void {
+  statCache.clear();
+  cache.clear();
 }
 
 /** Per-folder rule settings for the task in `dir`: every ancestor's config, nearest winning. */

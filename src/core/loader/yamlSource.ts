@@ -2,6 +2,8 @@ import { isMap, isNode, isScalar, isSeq, parseDocument, type Node } from 'yaml';
 import { LineIndex, type Range } from '../model/positions';
 import { joinPath, type SourceMap } from './sourceMap';
 
+const MAX_FLOW_DEPTH = 64;
+
 export interface YamlParse {
   /** The document as plain data (as far as the parser recovered it); undefined when empty or unusable. */
   readonly data: unknown;
@@ -12,9 +14,14 @@ export interface YamlParse {
 /** Parses YAML keeping every key's and value's range; never throws. */
 export function parseYamlWithSources(text: string): YamlParse {
   const lines = new LineIndex(text);
+  const deep = flowNestingBeyond(text, MAX_FLOW_DEPTH);
+  if (deep !== undefined) {
+    // The parser and its conversion to data grow badly with nesting (a `{{{{…` line can exhaust memory).
+    return { data: undefined, sources: new Map(), errors: [{ message: `flow collections nested deeper than ${MAX_FLOW_DEPTH} levels`, range: lines.rangeOf(deep, deep + 1) }] };
+  }
   let doc: ReturnType<typeof parseDocument>;
   try {
-    doc = parseDocument(text, { uniqueKeys: true, prettyErrors: false });
+    doc = parseDocument(text, { uniqueKeys: true, prettyErrors: false, logLevel: 'error' });
   } catch (e) {
     // The parser recurses on nesting; a pathological document must not take the loader down.
     return { data: undefined, sources: new Map(), errors: [{ message: e instanceof Error ? e.message : String(e), range: lines.rangeOf(0, 0) }] };
@@ -71,4 +78,25 @@ function trimmedRange(start: number, end: number, lines: LineIndex, text: string
   let e = Math.max(start, end);
   while (e > start && /\s/.test(text[e - 1] as string)) e--;
   return lines.rangeOf(start, e);
+}
+
+/** Offset of the first `[`/`{` nested deeper than `limit` (quoted text and comments skipped), if any. */
+function flowNestingBeyond(text: string, limit: number): number | undefined {
+  let depth = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i];
+    if (c === '"' || c === "'") {
+      let j = i + 1;
+      while (j < text.length && text[j] !== c && text[j] !== '\n') j += c === '"' && text[j] === '\\' ? 2 : 1;
+      i = j;
+    } else if (c === '#' && (i === 0 || /\s/.test(text[i - 1] as string))) {
+      const nl = text.indexOf('\n', i);
+      i = nl < 0 ? text.length : nl;
+    } else if (c === '[' || c === '{') {
+      if (++depth > limit) return i;
+    } else if ((c === ']' || c === '}') && depth > 0) {
+      depth--;
+    }
+  }
+  return undefined;
 }

@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Parser as ParserType, Tree } from 'web-tree-sitter';
 // `require` so that esbuild picks the package's CommonJS build (its ES build needs import.meta.url).
+// eslint-disable-next-line @typescript-eslint/no-require-imports
 import TreeSitter = require('web-tree-sitter');
 import type { SyntaxNode, SyntaxTree } from './syntax';
 

@@ -7,6 +7,7 @@
  * Handshake: the webview posts `ready` once its listeners are in place; the host sends nothing before
  * that (messages posted earlier are lost), then `init`, then any number of `update`s while a run streams.
  */
+import { decodeReport, encodeReport, type WireReport } from './bandWire';
 import { BANDS, type Band, type BandReport, type BandThresholds, type CheckpointSeries, type ModelBandReport, type TaskBandRow } from '../band/types';
 
 export const BAND_PANEL_VIEW_TYPE = 'taskwright.bandPanel';
@@ -41,11 +42,29 @@ export interface PanelViewState {
   readonly scrollTop?: number;
 }
 
+/** PanelData as posted: the report in its compact wire form (see bandWire.ts). */
+export interface WirePanelData {
+  readonly report: WireReport;
+  readonly source: string;
+  readonly live: boolean;
+}
+
 export type HostToWebview =
+  | { readonly type: 'init'; readonly data: WirePanelData; readonly state?: PanelViewState }
+  | { readonly type: 'update'; readonly data: WirePanelData }
+  | { readonly type: 'exported'; readonly count: number; readonly file: string }
+  | { readonly type: 'error'; readonly message: string };
+
+/** A host message once validated, with its report decoded. */
+export type HostMessage =
   | { readonly type: 'init'; readonly data: PanelData; readonly state?: PanelViewState }
   | { readonly type: 'update'; readonly data: PanelData }
   | { readonly type: 'exported'; readonly count: number; readonly file: string }
   | { readonly type: 'error'; readonly message: string };
+
+export function toWire(data: PanelData): WirePanelData {
+  return { report: encodeReport(data.report), source: data.source, live: data.live };
+}
 
 export type WebviewToHost =
   | { readonly type: 'ready' }
@@ -163,15 +182,25 @@ export function parseWebviewMessage(v: unknown): WebviewToHost | undefined {
   }
 }
 
-/** Validates a message from the host (the webview checks too: it runs the same code in the static report). */
-export function parseHostMessage(v: unknown): HostToWebview | undefined {
+function decodePanelData(v: unknown): PanelData | undefined {
+  if (!isRec(v) || !isStr(v.source) || typeof v.live !== 'boolean') return undefined;
+  const report = decodeReport(v.report);
+  return report ? { report, source: v.source, live: v.live } : undefined;
+}
+
+/** Validates and decodes a message from the host (the static report runs the same code on its embedded data). */
+export function parseHostMessage(v: unknown): HostMessage | undefined {
   if (!isRec(v)) return undefined;
   switch (v.type) {
-    case 'init':
-      if (!isPanelData(v.data)) return undefined;
-      return v.state === undefined ? { type: 'init', data: v.data } : { type: 'init', data: v.data, state: sanitizeViewState(v.state) };
-    case 'update':
-      return isPanelData(v.data) ? { type: 'update', data: v.data } : undefined;
+    case 'init': {
+      const data = decodePanelData(v.data);
+      if (!data) return undefined;
+      return v.state === undefined ? { type: 'init', data } : { type: 'init', data, state: sanitizeViewState(v.state) };
+    }
+    case 'update': {
+      const data = decodePanelData(v.data);
+      return data ? { type: 'update', data } : undefined;
+    }
     case 'exported':
       return isCount(v.count) && isStr(v.file) ? { type: 'exported', count: v.count, file: v.file } : undefined;
     case 'error':

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { BandReport } from '../band/types';
-import type { HostToWebview } from '../protocol/bandPanel';
+import { toWire, type HostToWebview } from '../protocol/bandPanel';
 
 export interface PanelAssets {
   /** The webview bundle (dist/webview.js). */
@@ -25,7 +25,7 @@ export interface BandHtmlOptions {
  */
 export function renderBandHtml(report: BandReport, opts: BandHtmlOptions): string {
   const nonce = randomBytes(18).toString('base64');
-  const init: HostToWebview = { type: 'init', data: { report, source: opts.source ?? 'band report', live: false } };
+  const init: HostToWebview = { type: 'init', data: toWire({ report, source: opts.source ?? 'band report', live: false }) };
   const title = opts.title ?? `Solvability band — ${opts.source ?? 'report'}`;
   const csp = `default-src 'none'; script-src 'nonce-${nonce}'; style-src 'nonce-${nonce}'; img-src data: blob:;`;
   return `<!DOCTYPE html>

@@ -211,6 +211,18 @@ export class DockerodeRuntime implements ContainerRuntime {
     }
   }
 
+  async getArchive(containerId: string, path: string): Promise<Buffer | undefined> {
+    try {
+      const stream = await this.docker.getContainer(containerId).getArchive({ path });
+      const chunks: Buffer[] = [];
+      for await (const c of stream as AsyncIterable<Buffer>) chunks.push(c);
+      return Buffer.concat(chunks);
+    } catch (e) {
+      if (statusCode(e) === 404) return undefined;
+      throw new InfraError('copy-failed', `copy ${path} out of container ${containerId.slice(0, 12)}: ${message(e)}`);
+    }
+  }
+
   async remove(containerId: string): Promise<void> {
     try {
       await this.docker.getContainer(containerId).remove({ force: true, v: true });

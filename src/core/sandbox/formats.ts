@@ -23,8 +23,8 @@ export interface FormatPlan {
   readonly verifyCommand: readonly string[];
   readonly verifierTimeoutSec: number;
   readonly verifierEnv: Readonly<Record<string, string>>;
-  /** Files read back after the verifier (kept in the trial's logs). */
-  readonly rewardFiles: readonly string[];
+  /** Folder read back after the verifier (its files are kept in the trial's logs), if any. */
+  readonly rewardDir?: string;
   verdict(stdout: string, stderr: string, exitCode: number, files: Readonly<Record<string, string | undefined>>): VerifierVerdict;
 }
 
@@ -53,7 +53,6 @@ function tb1Plan(task: Task, imageName: string, containerName: string): FormatPl
     verifyCommand: ['bash', `${TB1_TEST_DIR}/run-tests.sh`],
     verifierTimeoutSec: task.timeouts.verifierSec,
     verifierEnv: { ...task.verifier.env },
-    rewardFiles: [],
     verdict(stdout, stderr) {
       const s = parsePytestSummary(`${stdout}\n${stderr}`);
       if (!s.found) return { reward: 0, detail: 'no pytest short test summary in the output (TB1: parse error, unresolved)' };
@@ -104,7 +103,7 @@ function harborPlan(task: Task): FormatPlan {
     verifyCommand: ['bash', '/tests/test.sh'],
     verifierTimeoutSec: task.timeouts.verifierSec,
     verifierEnv: { ...task.verifier.env },
-    rewardFiles: [`${HARBOR_VERIFIER_DIR}/reward.txt`, `${HARBOR_VERIFIER_DIR}/reward.json`],
+    rewardDir: HARBOR_VERIFIER_DIR,
     verdict(_stdout, _stderr, _exitCode, files) {
       return parseHarborReward(files);
     },

@@ -72,6 +72,8 @@ export interface ContainerRuntime {
   exec(containerId: string, req: ExecRequest): Promise<ExecOutcome>;
   /** Extracts a tar archive into an existing folder of the container. */
   putArchive(containerId: string, dir: string, tar: Buffer): Promise<void>;
+  /** A container path as a tar archive; undefined when the path does not exist. */
+  getArchive(containerId: string, path: string): Promise<Buffer | undefined>;
   /** Force-removes a container and its anonymous volumes; a container already gone is not an error. */
   remove(containerId: string): Promise<void>;
   listByLabel(label: string): Promise<ContainerSummary[]>;

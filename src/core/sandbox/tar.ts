@@ -106,3 +106,25 @@ export function entryFromFile(file: string, name: string): TarEntry {
   const st = fs.statSync(file);
   return { name, mode: st.mode, type: 'file', data: fs.readFileSync(file) };
 }
+
+/** Regular files of a tar archive (ustar and GNU long names), as the engine's archive API returns them. */
+export function unpackTar(buf: Buffer): { name: string; data: Buffer }[] {
+  const out: { name: string; data: Buffer }[] = [];
+  let off = 0;
+  let longName: string | undefined;
+  while (off + 512 <= buf.length) {
+    const h = buf.subarray(off, off + 512);
+    if (h.every((b) => b === 0)) break;
+    const str = (a: number, n: number): string => h.subarray(a, a + n).toString('utf8').replace(/\0.*$/s, '');
+    const size = parseInt(str(124, 12).trim() || '0', 8);
+    const type = str(156, 1) || '0';
+    const prefix = str(345, 155);
+    const name = longName ?? (prefix ? `${prefix}/${str(0, 100)}` : str(0, 100));
+    const data = buf.subarray(off + 512, off + 512 + size);
+    longName = undefined;
+    if (type === 'L') longName = data.toString('utf8').replace(/\0.*$/s, '');
+    else if (type === '0' || type === '\0') out.push({ name, data: Buffer.from(data) });
+    off += 512 + Math.ceil(size / 512) * 512;
+  }
+  return out;
+}

@@ -12,7 +12,7 @@ import {
   InfraError, LABEL, LABEL_HOST, LABEL_PID, LABEL_RUN, LABEL_TASK, LABEL_TRIAL, type ContainerRuntime,
 } from './runtime';
 import { ContainerSession } from './session';
-import { entriesFromDir, entryFromFile, packTar, type TarEntry } from './tar';
+import { entriesFromDir, entryFromFile, packTar, unpackTar, type TarEntry } from './tar';
 
 /** Runs before the verifier in the trial's container (validate's reward-isolation probes use it). */
 export type BeforeVerifierHook = (session: TrialSession) => Promise<void>;
@@ -132,8 +132,8 @@ export async function runTrial(ctx: TrialContext, req: TrialRequest): Promise<Tr
       limits: limitsFor(task),
       networkMode: 'none',
     }, trialCtl.signal);
-    const setup = await runtime.exec(containerId, { cmd: ['mkdir', '-p', ...plan.mkdirs], signal: trialCtl.signal, timeoutMs: 60_000 });
-    if (setup.exitCode !== 0 && !setup.cancelled) throw new InfraError('exec-failed', `could not create ${plan.mkdirs.join(', ')} in the container: ${setup.stdout}${setup.stderr}`.trim());
+    // The harness's folders, as one archive: no process to start, so no exec's cost.
+    await runtime.putArchive(containerId, '/', packTar(plan.mkdirs.map((d) => ({ name: d.replace(/^\/+/, ''), mode: 0o755, type: 'dir' as const }))));
 
     // Agent phase, bounded by the task's agent timeout: on expiry the container is removed.
     const agentCtl = new AbortController();
@@ -192,12 +192,15 @@ export async function runTrial(ctx: TrialContext, req: TrialRequest): Promise<Tr
       return await finish();
     }
     const rewardFiles: Record<string, string | undefined> = {};
-    for (const f of plan.rewardFiles) {
-      const r = await runtime.exec(containerId, { cmd: ['cat', f], signal: trialCtl.signal, timeoutMs: 30_000 });
-      if (r.exitCode === 0) {
-        rewardFiles[path.posix.basename(f)] = r.stdout;
-        fs.writeFileSync(file(path.posix.basename(f)), r.stdout);
-      }
+    const archive = plan.rewardDir ? await runtime.getArchive(containerId, plan.rewardDir) : undefined;
+    for (const f of archive ? unpackTar(archive) : []) {
+      const base = path.posix.basename(f.name);
+      // Only the folder's own files: what the verifier wrote (reward.txt, reward.json, its logs).
+      if (f.name.split('/').filter(Boolean).length !== 2) continue;
+      rewardFiles[base] = f.data.toString('utf8');
+      const dest = base === 'reward.txt' || base === 'reward.json' ? file(base) : path.join(req.logDir, 'verifier-files', base);
+      fs.mkdirSync(path.dirname(dest), { recursive: true });
+      fs.writeFileSync(dest, f.data);
     }
     verdict = plan.verdict(v.stdout, v.stderr, v.exitCode ?? -1, rewardFiles);
     fs.writeFileSync(file('verdict.txt'), `exit ${v.exitCode}\n${verdict.detail}\n`);

@@ -136,12 +136,20 @@ export function analyzeTask(t: TaskTrials): TaskValidation {
   else if (nopScored.length) checks.push({ name: 'reward-isolation', status: 'skipped', runs: 0, detail: 'doing nothing already earns reward, so planted files prove nothing more' });
   else if (!probeV.length) checks.push({ name: 'reward-isolation', status: 'error', runs: 0, detail: `no probe trial gave a verdict${infraSummary(Object.values(t.probes).flat())}` });
   else if (leaked.length) {
-    const what = leaked.map((n) => t.probeDescriptions?.[n] ?? n);
-    checks.push({ name: 'reward-isolation', status: 'fail', runs: probeV.length, detail: `reward earned by planting ${leaked.join(', ')}` });
-    findings.push({
-      rule: 'reward-not-isolated', class: 'misalignment', severity: 'error', file: testsFile,
-      message: `An agent that only plants files earns reward: ${what.join('; ')}. Run pytest with --noconftest and -c pointing at a verifier-owned ini (or -p no:cacheprovider --rootdir=/tests), and write the reward on every path.`,
-    });
+    checks.push({ name: 'reward-isolation', status: 'fail', runs: probeV.length, detail: `reward earned by ${leaked.map((n) => t.probeDescriptions?.[n] ?? n).join('; ')}` });
+    const planted = leaked.filter((n) => n !== 'solution-in-image');
+    if (planted.length) {
+      findings.push({
+        rule: 'reward-not-isolated', class: 'misalignment', severity: 'error', file: testsFile,
+        message: `An agent that only plants files earns reward: ${planted.map((n) => t.probeDescriptions?.[n] ?? n).join('; ')}. Run pytest with --noconftest and -c pointing at a verifier-owned ini (or -p no:cacheprovider --rootdir=/tests), and write the reward on every path.`,
+      });
+    }
+    if (leaked.includes('solution-in-image')) {
+      findings.push({
+        rule: 'answer-or-solution-in-image', class: 'misalignment', severity: 'error', file: environmentFile(task),
+        message: 'The image carries a copy of the reference solution, and an agent that finds and runs it earns reward: keep solution files out of the build context (or remove them in the same layer).',
+      });
+    }
   } else checks.push({ name: 'reward-isolation', status: 'pass', runs: probeV.length, detail: `verdict stayed 0 with ${probeNames.join(', ')} planted` });
 
   // timeout margin: the oracle's durations against the task's timeouts.

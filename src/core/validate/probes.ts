@@ -1,3 +1,6 @@
+import { createHash } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
 import type { TrialSession } from '../agents/agent';
 
 /**
@@ -5,9 +8,28 @@ import type { TrialSession } from '../agents/agent';
  * agent in its own fresh container; the verdict must stay 0.
  */
 export interface RewardProbe {
-  readonly name: 'reward-file' | 'conftest' | 'pytest-ini';
+  readonly name: 'reward-file' | 'conftest' | 'pytest-ini' | 'solution-in-image';
   readonly description: string;
-  readonly script: string;
+  /** The shell script the probe runs in the container, or a function of the session. */
+  readonly script: string | ((session: TrialSession) => string | undefined);
+}
+
+/**
+ * An agent that searches the image for a copy of the reference solution (same size, same SHA-256)
+ * and runs it: if that earns reward, the answer ships with the environment.
+ */
+function solutionCopyScript(session: TrialSession): string | undefined {
+  const rel = session.task.solution.file;
+  if (!rel || session.task.solution.kind !== 'script') return undefined;
+  const abs = path.resolve(session.task.dir, rel);
+  if (!fs.existsSync(abs)) return undefined;
+  const data = fs.readFileSync(abs);
+  const hash = createHash('sha256').update(data).digest('hex');
+  return [
+    `f=$(find / -xdev \\( -path /proc -o -path /sys -o -path /solution -o -path /oracle -o -path /tests \\) -prune -o -type f -size ${data.length}c -print 2>/dev/null |`,
+    `  while read -r p; do [ "$(sha256sum "$p" 2>/dev/null | cut -d' ' -f1)" = ${hash} ] && echo "$p" && break; done)`,
+    'if [ -n "$f" ]; then echo "found a copy of the reference solution at $f; running it"; bash "$f"; else echo "no copy of the reference solution in the image"; fi',
+  ].join('\n');
 }
 
 const CONFTEST = [
@@ -36,12 +58,18 @@ export const REWARD_PROBES: readonly RewardProbe[] = [
   { name: 'reward-file', description: 'a reward file of 1 planted in /logs/verifier', script: REWARD_FILES },
   { name: 'conftest', description: 'a conftest.py that skips every test, planted in the working directory and /', script: plantEverywhere('conftest.py', CONFTEST) },
   { name: 'pytest-ini', description: 'a pytest.ini with `addopts = --co` (collect only), planted in the working directory and /', script: plantEverywhere('pytest.ini', INI) },
+  { name: 'solution-in-image', description: 'a copy of the reference solution found in the image, run by the agent', script: solutionCopyScript },
 ];
 
 export function plantHook(probe: RewardProbe): (session: TrialSession) => Promise<void> {
   return async (session) => {
     session.log(`[reward-isolation probe '${probe.name}': ${probe.description}]`);
-    const r = await session.exec(probe.script);
+    const script = typeof probe.script === 'string' ? probe.script : probe.script(session);
+    if (script === undefined) {
+      session.log('[probe not applicable to this task]');
+      return;
+    }
+    const r = await session.exec(script);
     if (r.exitCode !== 0) session.log(`[probe could not plant everything (exit ${r.exitCode}): ${r.stderr.trim()}]`);
   };
 }

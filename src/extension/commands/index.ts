@@ -1,4 +1,5 @@
 import type { Ctx } from '../context';
+import { auditWorkspace } from './auditWorkspace';
 import { clearFilter } from './clearFilter';
 import { registerCommand, type CommandSpec } from './command';
 import { filterTasks } from './filterTasks';
@@ -8,6 +9,7 @@ import { refreshTasks } from './refreshTasks';
 import { revealTask, revealTaskFolder } from './revealTask';
 import { openBandPanel } from '../panel/openPanel';
 import { registerBandPanelSerializer } from '../panel/bandPanel';
+import { openTrialLogs, rerunTask, showSandboxLog, validateAll, validateTask } from '../sandbox/commands';
 
 /**
  * The one command table. Each command lives in its own file; to add one, import it here and add it
@@ -21,7 +23,9 @@ export const COMMANDS: readonly CommandSpec[] = [
   openTask,
   revealTask,
   revealTaskFolder,
+  auditWorkspace,
   openBandPanel,
+  validateTask, validateAll, rerunTask, openTrialLogs, showSandboxLog,
 ];
 
 export function registerCommands(ctx: Ctx): void {

@@ -2,7 +2,7 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { BandReport } from '../../core/band/types';
 import {
-  BAND_PANEL_VIEW_TYPE, parseWebviewMessage, sanitizeViewState, type HostToWebview, type PanelData, type PanelViewState, type WebviewToHost,
+  BAND_PANEL_VIEW_TYPE, parseWebviewMessage, sanitizeViewState, toWire, type HostToWebview, type PanelData, type PanelViewState, type WebviewToHost,
 } from '../../core/protocol/bandPanel';
 import type { Ctx } from '../context';
 import { errorMessage } from '../log';
@@ -94,7 +94,7 @@ export class BandPanel implements vscode.Disposable {
   update(report: BandReport, opts: { live?: boolean; source?: string } = {}): void {
     const source = opts.source ?? this.data?.source ?? this.state.source ?? 'results';
     this.data = { report, source, live: opts.live ?? this.data?.live ?? false };
-    this.post({ type: 'update', data: this.data });
+    this.post({ type: 'update', data: toWire(this.data) });
     BandPanel.changed.fire(this);
   }
 
@@ -152,7 +152,7 @@ export class BandPanel implements vscode.Disposable {
     switch (msg.type) {
       case 'ready':
         this.ready = true;
-        if (this.data) void this.panel.webview.postMessage({ type: 'init', data: this.data, state: this.state } satisfies HostToWebview);
+        if (this.data) void this.panel.webview.postMessage({ type: 'init', data: toWire(this.data), state: this.state } satisfies HostToWebview);
         BandPanel.changed.fire(this);
         return;
       case 'state':

@@ -127,10 +127,10 @@ export class SandboxService implements vscode.Disposable {
         this.output.info(`validation finished: ${Object.entries(counts).map(([k, v]) => `${v} ${k}`).join(', ')}`);
         return results;
       } catch (e) {
-        for (const t of tasks) if (!this.lastValidation.has(t.dir)) this.ctx.status.set(t.dir, 'validation', undefined);
+        // Back to what the last finished validation said (or nothing): this one did not finish.
         for (const t of tasks) {
           const v = this.lastValidation.get(t.dir);
-          if (v) this.ctx.status.set(t.dir, 'validation', { level: VERDICT_LEVEL[v.verdict], summary: `last validation: ${v.verdict}` });
+          this.ctx.status.set(t.dir, 'validation', v ? { level: VERDICT_LEVEL[v.verdict], summary: `last validation: ${v.verdict}` } : undefined);
         }
         throw signal.aborted ? new vscode.CancellationError() : e;
       } finally {

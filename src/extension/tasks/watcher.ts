@@ -45,7 +45,7 @@ export function watchTasks(index: TaskIndex, log: vscode.LogOutputChannel, delay
   const onEvent = (kind: 'create' | 'change' | 'delete') => (uri: vscode.Uri): void => {
     if (uri.scheme !== 'file' || IGNORED.test(uri.fsPath)) return;
     const p = uri.fsPath;
-    log.info(`watcher: ${kind} ${p}`);
+    log.trace(`watcher: ${kind} ${p}`);
     if (CONFIG_FILES.has(path.basename(p)) && kind !== 'change') rediscover = true;
     else if (kind === 'delete' && index.all().some((t) => t.dir === p || t.dir.startsWith(p + path.sep))) rediscover = true;
     else {

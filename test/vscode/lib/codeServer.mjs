@@ -25,8 +25,21 @@ export const QUIET_SETTINGS = {
   'git.enabled': false,
 };
 
+const STALE_MS = 6 * 3600_000;
+
+/** Run folders that a killed runner (SIGKILL, a closed terminal) could not remove. */
+function sweepStaleRunDirs() {
+  const tmp = os.tmpdir();
+  for (const name of fs.readdirSync(tmp)) {
+    if (!/^taskwright-(it|e2e|chromium)-/.test(name)) continue;
+    const p = path.join(tmp, name);
+    try { if (Date.now() - fs.statSync(p).mtimeMs > STALE_MS) fs.rmSync(p, { recursive: true, force: true }); } catch { /* raced */ }
+  }
+}
+
 /** A fresh run folder under the system temp dir (short paths: VS Code puts unix sockets in TMPDIR). */
 export function makeRunDir(prefix) {
+  sweepStaleRunDirs();
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), `taskwright-${prefix}-`));
   for (const sub of ['home/.config', 'home/.local/share', 'home/.cache', 'tmp', 'user-data/User', 'extensions']) {
     fs.mkdirSync(path.join(dir, sub), { recursive: true });

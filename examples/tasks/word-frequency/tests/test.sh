@@ -2,7 +2,8 @@
 
 mkdir -p /logs/verifier
 
-pytest /tests/test_outputs.py -rA
+# --noconftest and -c /dev/null: a conftest.py or pytest.ini the agent leaves in / or /app cannot steer the run.
+pytest --noconftest -c /dev/null -p no:cacheprovider --rootdir=/tests /tests/test_outputs.py -rA
 
 if [ $? -eq 0 ]; then
   echo 1 > /logs/verifier/reward.txt

@@ -123,7 +123,7 @@ export const answerInImage: StaticRule = {
 };
 
 function globToRegExp(glob: string): RegExp {
-  const re = glob.replace(/[.+^${}()|\\]/g, '\\$&').replace(/\*\*/g, '\u0000').replace(/\*/g, '[^/]*').replace(/\?/g, '[^/]').replace(/\u0000/g, '.*');
+  const re = glob.replace(/[.+^${}()|\\]/g, '\\$&').replace(/\*\*/g, '\uE000').replace(/\*/g, '[^/]*').replace(/\?/g, '[^/]').replace(/\uE000/g, '.*');
   return new RegExp(`^${re}(/.*)?$`);
 }
 

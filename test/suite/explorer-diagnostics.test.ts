@@ -1,0 +1,116 @@
+// Runs inside the real VS Code extension host with `examples/` open: opening a task file audits its
+// task and shows the findings as diagnostics (source, code, docs link), the explorer shows the task's
+// worst finding, a quick fix changes the file and the finding goes, closing clears, and "Audit
+// Workspace" publishes diagnostics for every task.
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import * as vscode from 'vscode';
+import type { TaskwrightApi } from '../../src/extension/api';
+
+// examples/README.md documents this defect: tests/test.sh pipes pytest into tee without pipefail.
+const TASK = 'dedupe-contacts';
+const FILE = 'tests/test.sh';
+const RULE = 'pipeline-status-masked';
+
+async function api(): Promise<TaskwrightApi> {
+  const ext = vscode.extensions.getExtension<TaskwrightApi>('taskwright.taskwright');
+  assert.ok(ext, 'the extension is not loaded');
+  const a = await ext.activate();
+  await a.taskExplorer.ready();
+  return a;
+}
+
+function exampleUri(task: string, file: string): vscode.Uri {
+  const ws = vscode.workspace.workspaceFolders?.[0];
+  assert.ok(ws, 'no workspace folder open (the rig opens examples/)');
+  return vscode.Uri.file(path.join(ws.uri.fsPath, 'tasks', task, ...file.split('/')));
+}
+
+function ours(uri: vscode.Uri): vscode.Diagnostic[] {
+  return vscode.languages.getDiagnostics(uri).filter((d) => d.source === 'taskwright');
+}
+
+function codeOf(d: vscode.Diagnostic): string {
+  return String(typeof d.code === 'object' ? d.code.value : d.code);
+}
+
+/** Waits (polling) until `check` holds; the deadline only bounds a hang, it is not what is tested. */
+async function until(what: string, check: () => boolean, deadlineMs = 45_000): Promise<void> {
+  const end = Date.now() + deadlineMs;
+  while (!check()) {
+    if (Date.now() > end) assert.fail(`gave up waiting: ${what}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+describe('Audit diagnostics and quick fixes', () => {
+  const uri = exampleUri(TASK, FILE);
+  let onDisk = '';
+
+  before(() => { onDisk = fs.readFileSync(uri.fsPath, 'utf8'); });
+  after(async () => {
+    await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+    assert.equal(fs.readFileSync(uri.fsPath, 'utf8'), onDisk, 'the example on disk is left as it was');
+  });
+
+  it('shows the finding on the opened file with source, rule code and docs link', async () => {
+    const a = await api();
+    await vscode.window.showTextDocument(uri);
+    await until(`${RULE} on ${FILE}`, () => ours(uri).some((d) => codeOf(d) === RULE));
+    await a.diagnostics.whenIdle();
+    const d = ours(uri).find((x) => codeOf(x) === RULE);
+    assert.ok(d);
+    assert.equal(d.severity, vscode.DiagnosticSeverity.Error);
+    const line = onDisk.split('\n').findIndex((l) => /\|\s*tee\b/.test(l));
+    assert.equal(d.range.start.line, line, 'on the pytest | tee line');
+    const docs = path.join(vscode.extensions.getExtension('taskwright.taskwright')?.extensionPath ?? '', 'docs', 'rules', `${RULE}.md`);
+    if (fs.existsSync(docs)) {
+      assert.ok(typeof d.code === 'object', 'code carries the docs link');
+      assert.equal(d.code.target.fsPath, docs);
+    }
+  });
+
+  it('shows the task\'s worst finding as its icon in the Task Explorer', async () => {
+    const a = await api();
+    await a.diagnostics.whenIdle();
+    await until('the task row shows an error icon', () => a.taskExplorer.snapshot().flatMap((g) => g.tasks).find((t) => t.id === TASK)?.icon === 'error');
+  });
+
+  it('offers the preferred quick fix, which changes the file and clears the finding', async () => {
+    const a = await api();
+    const editor = await vscode.window.showTextDocument(uri);
+    const d = ours(uri).find((x) => codeOf(x) === RULE);
+    assert.ok(d, 'the finding is there before the fix');
+    const actions = await vscode.commands.executeCommand<vscode.CodeAction[]>('vscode.executeCodeActionProvider', uri, d.range, vscode.CodeActionKind.QuickFix.value);
+    // (the command's results carry title, kind, edit and isPreferred, not the diagnostics)
+    const fix = actions.find((x) => x.title === 'Add `set -o pipefail`');
+    assert.ok(fix?.edit, `the rule's quick fix for ${RULE} (got: ${actions.map((x) => x.title).join('; ')})`);
+    assert.equal(fix.isPreferred, true, 'marked preferred (the rule says it is safe)');
+    assert.ok(actions.some((x) => x.title === `Ignore ${RULE} on this line`), 'a suppression action too');
+    assert.equal(await vscode.workspace.applyEdit(fix.edit), true);
+    assert.match(editor.document.getText(), /set -o pipefail/);
+    assert.notEqual(editor.document.getText(), onDisk);
+    // The unsaved text is audited (overlay): the finding goes without saving.
+    await until(`${RULE} gone after the fix`, () => !ours(uri).some((x) => codeOf(x) === RULE));
+    await a.diagnostics.whenIdle();
+    assert.ok(!ours(uri).some((x) => codeOf(x) === RULE));
+  });
+
+  it('audits unsaved edits and clears the diagnostics when the file closes', async () => {
+    const a = await api();
+    await vscode.commands.executeCommand('workbench.action.revertAndCloseActiveEditor');
+    assert.equal(fs.readFileSync(uri.fsPath, 'utf8'), onDisk);
+    await until('diagnostics cleared after close', () => ours(uri).length === 0);
+    await a.diagnostics.whenIdle();
+    assert.equal(ours(uri).length, 0);
+  });
+
+  it('Audit Workspace publishes diagnostics for every task', async () => {
+    const a = await api();
+    const totals = await vscode.commands.executeCommand<{ tasks: number; errors: number }>('taskwright.audit.workspace');
+    assert.equal(totals.tasks, a.taskExplorer.taskIds().length);
+    assert.ok(totals.errors >= 1, 'the documented defects include at least one error');
+    assert.ok(ours(uri).some((d) => codeOf(d) === RULE), 'pinned diagnostics on a file that is not open');
+  });
+});

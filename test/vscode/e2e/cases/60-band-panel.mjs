@@ -1,0 +1,132 @@
+// The Solvability Band panel, as a user meets it: open it from the palette on the fixture results
+// (test/fixtures/band/workspace), read the counts per band the fixture implies, move a threshold with
+// the keyboard and see the counts change, screenshot it in a dark and a light theme, click a task and
+// see it revealed in the Task Explorer with its instruction open.
+//
+// The case opens the fixture workspace in the same browser page and goes back to the folder it found
+// when it ends, so it can run anywhere in the order.
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { REPO_ROOT } from '../../lib/paths.mjs';
+
+const FIXTURE = path.join(REPO_ROOT, 'test/fixtures/band/workspace');
+const COMMAND = 'taskwright.band.openPanel';
+
+function titles(manifest) {
+  const c = manifest.contributes ?? {};
+  const cmd = (c.commands ?? []).find((x) => x.command === COMMAND);
+  assert.ok(cmd, `package.json contributes no command ${COMMAND}`);
+  const container = (c.viewsContainers?.activitybar ?? []).find((v) => v.id === 'taskwright');
+  return { command: cmd.category ? `${cmd.category}: ${cmd.title}` : cmd.title, container: container?.title };
+}
+
+async function until(what, fn, timeout = 20_000) {
+  const end = Date.now() + timeout;
+  let last;
+  for (;;) {
+    last = await fn();
+    if (last.ok) return last.value;
+    if (Date.now() > end) throw new Error(`${what}: still ${JSON.stringify(last.value)} after ${timeout / 1000}s`);
+    await new Promise((r) => setTimeout(r, 250));
+  }
+}
+
+/** F1 → a command that opens a quick pick of its own → pick the row containing `choice`. */
+async function paletteThenPick(page, command, choice, filter) {
+  const input = page.locator('.quick-input-widget input.input');
+  await page.keyboard.press('Escape');
+  await page.keyboard.press('F1');
+  await input.waitFor();
+  await input.fill(`>${command}`);
+  await page.locator('.quick-input-list .monaco-list-row', { hasText: command }).first().waitFor();
+  await page.keyboard.press('Enter');
+  const row = page.locator('.quick-input-list .monaco-list-row', { hasText: choice }).first();
+  await row.waitFor({ timeout: 20_000 });
+  if (filter) {
+    await input.fill(filter);
+    await page.locator('.quick-input-list .monaco-list-row', { hasText: choice }).first().waitFor();
+  }
+  await row.click();
+  await page.locator('.quick-input-widget').waitFor({ state: 'hidden', timeout: 20_000 });
+}
+
+/** The first model row's accessible label: "model: 1 too easy, 3 in band, …; 3 infra errors". */
+async function firstModelLabel(wv) {
+  return (await wv.locator('.model-row').first().getAttribute('aria-label')) ?? '';
+}
+
+async function panelShot(wb, name) {
+  fs.mkdirSync(wb.shotsDir, { recursive: true });
+  const file = path.join(wb.shotsDir, `${name}.png`);
+  await wb.page.mouse.move(5, 5);
+  await wb.page.locator('iframe.webview').first().screenshot({ path: file });
+  return file;
+}
+
+export default [
+  {
+    name: 'band panel: counts per band, live thresholds, themes, reveal a task',
+    async run({ wb, page, manifest, log }) {
+      const { command, container } = titles(manifest);
+      const back = page.url();
+      const url = new URL(back);
+      url.searchParams.set('folder', FIXTURE);
+      await page.goto(url.toString());
+      await wb.ready();
+      try {
+        // 1. Open from the palette; the quick pick offers "All runs in workspace" first.
+        await until('the command registered', async () => {
+          const labels = await wb.paletteMatches(command);
+          return { ok: labels.some((l) => l.includes(command)), value: labels };
+        }, 60_000);
+        await paletteThenPick(page, command, 'All runs in');
+        const wv = wb.webview();
+        await wv.locator('.model-row').first().waitFor({ timeout: 30_000 });
+
+        // 2. The counts the fixture implies (test/fixtures/band/README.md), infra errors apart.
+        const label = await firstModelLabel(wv);
+        log(`  first model: ${label}`);
+        assert.equal(label, 'claude-sonnet: 1 too easy, 3 in band, 2 too hard, 1 broken, 1 insufficient; 3 infra errors');
+        assert.equal(await wv.locator('.model-row').count(), 6, 'one row per model and checkpoint');
+        assert.match(await wv.locator('#trend').innerText(), /policy-9b saturated from step-300/);
+        assert.equal(await wv.locator('#table-count').innerText(), '8 of 8');
+
+        // 3. Screenshots in the dark theme (code-server's default) and a light one.
+        const dark = await panelShot(wb, 'band-panel-dark');
+        await paletteThenPick(page, 'Preferences: Color Theme', 'Light Modern', 'Light Modern');
+        await wv.locator('body.vscode-light').waitFor({ timeout: 20_000 });
+        await page.waitForTimeout(300);
+        const light = await panelShot(wb, 'band-panel-light');
+        log(`  screenshots: ${path.relative(REPO_ROOT, dark)}, ${path.relative(REPO_ROOT, light)}`);
+
+        // 4. Move the upper threshold from 100% to 50% with the keyboard: the 1-of-2 tasks become too easy.
+        const high = wv.locator('#t-high');
+        for (let i = 0; i < 10; i++) await high.press('ArrowLeft');
+        await until('counts after the threshold move', async () => {
+          const l = await firstModelLabel(wv);
+          return { ok: l.startsWith('claude-sonnet: 4 too easy, 0 in band, 2 too hard'), value: l };
+        });
+        assert.equal(await wv.locator('#o-high').innerText(), '50%');
+        await panelShot(wb, 'band-panel-light-threshold-50');
+        await wv.locator('#t-reset').click();
+        await until('counts after reset', async () => {
+          const l = await firstModelLabel(wv);
+          return { ok: l.startsWith('claude-sonnet: 1 too easy, 3 in band'), value: l };
+        });
+
+        // 5. Click a task: it is revealed in the Task Explorer and its instruction opens.
+        await wv.locator('.vt-row', { hasText: 'bravo' }).first().click();
+        await page.locator('.tabs-container .tab.active', { hasText: 'instruction.md' }).waitFor({ timeout: 20_000 });
+        if (container) await wb.openViewContainer(container);
+        await page.locator('.pane-body .monaco-list-row.selected', { hasText: 'bravo' }).first().waitFor({ timeout: 20_000 });
+        log('  bravo revealed in the Task Explorer, instruction.md open');
+        await wb.screenshot('band-panel-revealed');
+      } finally {
+        await paletteThenPick(page, 'Preferences: Color Theme', 'Dark Modern', 'Dark Modern').catch(() => {});
+        await page.goto(back);
+        await wb.ready();
+      }
+    },
+  },
+];
