@@ -5,7 +5,8 @@
 #                               procps, tmux, ca-certificates (built with mmdebstrap from Debian's apt mirror)
 #   python:3.11-slim            the same image: Debian's python3 is 3.11, so this tag is honest about the
 #   python:3.11-slim-bookworm   interpreter (no python:3.12-* tag is made: it would not be 3.12)
-#   busybox:latest, busybox:1.36   Debian's busybox-static with its applet links
+#   busybox:latest, busybox:1.35, busybox:1.36
+#                               Debian's busybox-static (1.35.0) with its applet links
 #
 # THESE TAGS ARE LOCAL STAND-INS, NOT THE REAL IMAGES from Docker Hub: they exist so task Dockerfiles that
 # say `FROM debian:bookworm-slim` build offline. Every image carries the label taskwright=base.
@@ -26,7 +27,9 @@ rebuild="${TASKWRIGHT_REBUILD:-0}"
 
 debian_packages="python3,python3-pytest,python3-pip,python3-venv,python-is-python3,bash,coreutils,procps,tmux,ca-certificates"
 debian_tags=(debian:bookworm-slim python:3.11-slim python:3.11-slim-bookworm)
-busybox_tags=(busybox:latest busybox:1.36)
+# Debian 12's busybox-static is 1.35.0: busybox:1.35 is its own version; busybox:1.36 is kept because
+# test fixtures may name it, and the two differ in nothing those fixtures use.
+busybox_tags=(busybox:latest busybox:1.35 busybox:1.36)
 # Bump when the recipe changes so an old cached tarball is not reused.
 recipe_version=1
 
@@ -158,7 +161,8 @@ $(tail -n 25 "$work_dir/mmdebstrap.log")"
 build_busybox
 build_debian
 
-say "NOTE: these tags are LOCAL STAND-INS built from Debian packages, not the real Docker Hub images:"
+say "NOTE: these tags are LOCAL STAND-INS built from Debian packages, not the real Docker Hub images"
+say "      (Debian 12 minbase with python3 3.11 and pytest 7.2; BusyBox 1.35.0 from busybox-static):"
 for t in "${debian_tags[@]}" "${busybox_tags[@]}"; do
   say "  $t  ($(docker image inspect --format '{{.Id}}' "$t" | cut -c8-19), $(( $(docker image inspect --format '{{.Size}}' "$t") / 1000000 )) MB)"
 done

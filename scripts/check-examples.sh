@@ -13,6 +13,8 @@
 #
 # Usage: scripts/check-examples.sh [TASK_DIR ...]     (default: examples/tasks/*/)
 # Needs a daemon (scripts/docker-engine.sh) and the base images (scripts/base-images.sh).
+# Containers carry taskwright.pid/taskwright.host of this shell, so Taskwright's orphan reaper sees a
+# live owner and leaves them alone while this script runs.
 set -euo pipefail
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -61,16 +63,18 @@ bad = [l for l in parts[1].splitlines() if re.match(r"\s*(FAILED|ERROR|XPASS)\b"
 print(0 if bad else 1)'
 }
 
-# trial TASK_DIR FORMAT IMAGE SCENARIO -> prints the reward (0/1/err)
+# trial TASK_DIR FORMAT IMAGE SCENARIO -> prints the reward (0/1), err (no reward) or infra
 trial() {
   local dir="$1" format="$2" image="$3" scenario="$4"
   local id log cid reward env_args=()
   id="$(basename "$dir")"
   log="$log_dir/$id-$scenario.log"
+  : >"$log"
   [ "$format" = tb1 ] && env_args=(-e TEST_DIR=/tests)
   cid="$(docker run -d --rm --init --network none --cpus 1 --memory 1g --memory-swap 1g --pids-limit 512 \
     --label taskwright=check-examples --label "taskwright.check-run=$run_id" --label "taskwright.task=$id" \
-    "${env_args[@]}" "$image" sleep infinity)"
+    --label "taskwright.pid=$$" --label "taskwright.host=$(hostname)" \
+    "${env_args[@]}" "$image" sleep infinity 2>>"$log")" || { printf 'infra'; return 0; }
   {
     if [ "$format" = harbor ]; then
       docker exec "$cid" mkdir -p /logs/agent /logs/verifier /tests /solution
@@ -90,7 +94,7 @@ trial() {
       *) timeout 300 docker exec "$cid" bash -c "${AGENT_CMD[$scenario]}" ;;
     esac
     echo "--- agent phase exit: $? ---"
-  } >"$log" 2>&1 || true
+  } >>"$log" 2>&1 || true
 
   if [ "$format" = harbor ]; then
     docker cp -q "$dir/tests/." "$cid:/tests/" >>"$log" 2>&1

@@ -124,4 +124,14 @@ void describe('rollouts in real containers (integration)', () => {
       assert.equal(left.length, 0, `containers left behind by run ${id}`);
     }
   });
+
+  void it('runs a command agent on the host that drives the container through DOCKER_HOST (integration)', async () => {
+    const agent = createPolicyAgent('command:docker exec "$TASKWRIGHT_CONTAINER_ID" sh -c "cat > /app/greeting.txt" < /dev/null; printf "%s" "$TASKWRIGHT_INSTRUCTION" | grep -q greeting.txt && docker exec "$TASKWRIGHT_CONTAINER_ID" sh -c "echo hello > /app/greeting.txt"');
+    const records = await runPolicy(newStore('command', agent, 1), agent, ['harbor-valid'], 1);
+    assert.deepEqual(records.map((r) => r.outcome), ['passed']);
+    const failing = createPolicyAgent('command:exit 7');
+    const failed = await runPolicy(newStore('command-fails', failing, 1), failing, ['harbor-valid'], 1);
+    assert.equal(failed[0]!.outcome, 'failed');
+    assert.match(failed[0]!.error ?? '', /exited with 7/);
+  });
 });

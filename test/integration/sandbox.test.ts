@@ -114,6 +114,16 @@ void describe('sandbox trials (integration)', () => {
     assert.equal(readRun(s.dir).trials.length, 1);
   });
 
+  void it('ends an agent that overruns its timeout as agent-timeout and removes its container (integration)', async () => {
+    const s = store('agent-timeout');
+    const runner = new TrialRunner({ runtime }, s);
+    const task = await loadTask(path.join(fixtures, 'agent-timeout'));
+    const [r] = await runner.runJob({ task, taskPath: 'agent-timeout', agent: new OracleAgent(), attempt: 1 }, { concurrency: 1, retries: 0 });
+    assert.equal(r?.record.outcome, 'agent-timeout');
+    assert.equal(r?.record.durations.verifier, null);
+    assert.deepEqual(await containersOf(LABEL_RUN, s.id), []);
+  });
+
   void it('records a failed build as an infra error, not a failure, and does not retry it (integration)', async () => {
     const s = store('build');
     const runner = new TrialRunner({ runtime }, s);

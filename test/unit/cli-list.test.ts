@@ -47,7 +47,7 @@ void describe('cli: taskwright list', () => {
       file: 'task.toml',
       line: 9,
       column: 19,
-      message: 'toml-syntax-error: task.toml is not valid TOML: control characters are not allowed in strings',
+      message: 'toml-syntax-error: task.toml is not valid TOML: control characters are not allowed in strings (is a closing quote missing?)',
     });
     const noInstruction = json.tasks.find((t) => t['id'] === 'yaml-no-instruction');
     const missing = (noInstruction?.['problems'] as { rule: string; line: number | null; column: number | null }[]).find((p) => p.rule === 'missing-instruction');
@@ -60,7 +60,7 @@ void describe('cli: taskwright list', () => {
     const text = out.join('\n');
     const lines = text.split('\n');
     assert.match(lines[0] ?? '', /^harbor-bad-values\s+harbor\s+unknown\s+software_engineering\s+11 problems$/);
-    assert.ok(lines.includes('  toml-syntax-error/task.toml:9:19 error config-parse-error toml-syntax-error: task.toml is not valid TOML: control characters are not allowed in strings'), text);
+    assert.ok(lines.includes('  toml-syntax-error/task.toml:9:19 error config-parse-error toml-syntax-error: task.toml is not valid TOML: control characters are not allowed in strings (is a closing quote missing?)'), text);
     assert.ok(lines.some((l) => /^ {2}yaml-no-instruction\/task\.yaml error missing-instruction /.test(l)), text);
     assert.match(lines[lines.length - 1] ?? '', /^4 tasks, \d+ problems \(\d+ errors\)$/);
   });

@@ -232,6 +232,17 @@ void describe('loader: Harbor', () => {
     assert.deepEqual(t.timeouts, { agentSec: 600, verifierSec: 600, buildSec: 600 });
   });
 
+  void it('keeps positions right with CRLF line ends and a byte-order mark (dropped, as editors do)', async () => {
+    const dir = fixture('harbor/csv-summary');
+    const toml = '\uFEFFschema_version = "9.9"\r\n[metadata]\r\ndifficulty = "x"\r\n';
+    const t = await loadTask(dir, { overlay: new Map([[path.join(dir, 'task.toml'), toml]]) });
+    assert.deepEqual(only(t.problems, 'unsupported-schema-version').range, range(0, 17, 0, 22));
+    assert.deepEqual(only(t.problems, 'config-invalid-value').range, range(2, 13, 2, 16));
+    const yamlDir = fixture('tb1/hello-world');
+    const y = await loadTask(yamlDir, { overlay: new Map([[path.join(yamlDir, 'task.yaml'), 'instruction: hi\r\ndifficulty: x\r\n']]) });
+    assert.deepEqual(only(y.problems, 'config-invalid-value').range, range(1, 12, 1, 13));
+  });
+
   void it('prefers overlay text over disk for every file it reads', async () => {
     const dir = fixture('harbor/csv-summary');
     const overlay = new Map([[path.join(dir, 'instruction.md'), 'Unsaved instruction.\n']]);

@@ -24,13 +24,20 @@ export function barsHtml(models: readonly ClassifiedModel[], selected: string): 
     const label = `${m.key}: ${BANDS.map((b) => `${m.counts[b]} ${BAND_LABELS[b]}`).join(', ')}; ${m.infraErrors} infra errors`;
     const inBand = m.counts['in-band'];
     out += `<div class="model-row${m.key === selected ? ' selected' : ''}" role="button" tabindex="0" data-model="${esc(m.key)}" aria-pressed="${m.key === selected}" aria-label="${esc(label)}">`
-      + `<span class="model-name" title="${esc(m.key)}">${esc(m.key)}</span>`
+      + `<span class="model-name" title="${esc(m.key)}">${nameHtml(m)}</span>`
       + `<svg class="bar" viewBox="0 0 1000 20" preserveAspectRatio="none" aria-hidden="true">${rects}</svg>`
       + `<span class="big-count band-text-in-band" title="tasks in band">${inBand}<small> in band${total ? ` · ${Math.round((inBand / total) * 100)}%` : ''}</small></span>`
       + `<span class="infra-pill${m.infraErrors ? ' has-infra' : ''}" title="infrastructure errors: retried, never counted as the agent's failures">${m.infraErrors ? `${m.infraErrors} infra error${m.infraErrors === 1 ? '' : 's'}` : 'no infra errors'}</span>`
       + '</div>';
   }
   return out;
+}
+
+/** Model, then checkpoint: the checkpoint never truncates (it is what tells the rows of one model apart). */
+function nameHtml(m: ClassifiedModel): string {
+  const ck = m.source.checkpoint;
+  if (ck === undefined || !m.key.startsWith(`${m.source.model} @ `)) return `<span class="m">${esc(m.key)}</span>`;
+  return `<span class="m">${esc(m.source.model)}</span><span class="ck">@ ${esc(ck)}${esc(m.key.slice(`${m.source.model} @ ${ck}`.length))}</span>`;
 }
 
 /** The legend doubles as the table's band filter: each chip is a toggle button. */

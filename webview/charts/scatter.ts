@@ -11,7 +11,7 @@ export function scatterSvg(points: readonly ScatterPoint[], width: number, nameA
   const size = Math.max(200, Math.min(width, 440));
   const maxR = Math.max(6, Math.min(26, size / 16));
   // Room for a full bubble at 100% and 0% on both axes.
-  const PAD = { l: 44 + maxR, r: maxR + 4, t: maxR + 4, b: 40 + maxR };
+  const PAD = { l: 52 + maxR, r: maxR + 4, t: maxR + 4, b: 40 + maxR };
   const plot = size - PAD.l - PAD.r;
   const x = (v: number): number => PAD.l + v * plot;
   const y = (v: number): number => PAD.t + (1 - v) * plot;

@@ -29,7 +29,8 @@ export function trendSvg(series: readonly TrendSeries[], width: number, saturati
     if (s.saturatedFrom !== null) {
       const p = s.points[s.saturatedFrom]!;
       body += `<line class="saturation ${cls}" x1="${n(x(p.step))}" x2="${n(x(p.step))}" y1="${PAD.t}" y2="${H - PAD.b}"/>`;
-      body += `<text class="saturation-label" x="${n(x(p.step) + 3)}" y="${PAD.t + 10 + si * 12}">${esc(s.model)} saturated from ${esc(p.checkpoint)}</text>`;
+      const right = x(p.step) > w / 2;
+      body += `<text class="saturation-label" x="${n(x(p.step) + (right ? -4 : 4))}" y="${PAD.t - 6 + si * 12}" text-anchor="${right ? 'end' : 'start'}">${esc(s.model)} saturated from ${esc(p.checkpoint)}</text>`;
     }
   });
   const labelled = new Map<number, string>();

@@ -109,6 +109,7 @@ function byPosition(a: Finding, b: Finding): number {
 export function renderText(tasks: readonly ListTaskJson[]): string {
   if (tasks.length === 0) return 'No tasks found (a task is a folder holding task.yaml or task.toml).';
   const width = Math.max(...tasks.map((t) => t.path.length));
+  const categoryWidth = Math.max(...tasks.map((t) => t.category.length));
   const lines: string[] = [];
   let problemCount = 0;
   let errorCount = 0;
@@ -116,7 +117,7 @@ export function renderText(tasks: readonly ListTaskJson[]): string {
     const n = t.problems.length;
     problemCount += n;
     errorCount += t.problems.filter((p) => p.severity === 'error').length;
-    lines.push(`${t.path.padEnd(width)}  ${t.format.padEnd(6)}  ${t.difficulty.padEnd(7)}  ${t.category}  ${n === 0 ? 'ok' : `${n} problem${n === 1 ? '' : 's'}`}`);
+    lines.push(`${t.path.padEnd(width)}  ${t.format.padEnd(6)}  ${t.difficulty.padEnd(7)}  ${t.category.padEnd(categoryWidth)}  ${n === 0 ? 'ok' : `${n} problem${n === 1 ? '' : 's'}`}`);
     for (const p of t.problems) {
       const file = p.file === null ? t.path : `${t.path === '.' ? '' : `${t.path}/`}${p.file}`;
       const at = p.line === null ? file : `${file}:${p.line}:${p.column ?? 1}`;

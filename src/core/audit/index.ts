@@ -3,7 +3,7 @@ import type { Finding, Severity } from '../model/finding';
 import type { Task } from '../model/task';
 import { ensureParsers } from '../parse/treeSitter';
 import { AuditContext } from './context';
-import { RULES, STATIC_RULES, ruleMeta } from './registry';
+import { STATIC_RULES, ruleMeta } from './registry';
 import { docsPath, type RuleMeta } from './rule';
 import { isSuppressed, suppressions } from './suppress';
 
@@ -82,4 +82,3 @@ export function ruleMetaOrFallback(id: string, f?: Finding): RuleMeta {
   return ruleMeta(id) ?? { id, class: f?.class ?? 'invalidity', severity: f?.severity ?? 'warning', title: id, docs: docsPath(id), fixable: false, source: 'loader' };
 }
 
-export { RULES as AUDIT_RULES };

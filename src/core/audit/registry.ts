@@ -26,6 +26,7 @@ const DYNAMIC_RULES: readonly RuleSpec[] = [
   { id: 'flaky-verdict', class: 'brittleness', severity: 'warning', title: 'Repeated oracle runs disagree' },
   { id: 'timeout-margin', class: 'infra', severity: 'warning', title: 'The oracle finishes too close to its timeout' },
   { id: 'build-fails', class: 'invalidity', severity: 'error', title: 'The environment image does not build' },
+  { id: 'answer-or-solution-in-image', class: 'misalignment', severity: 'error', title: 'The built image holds a copy of the reference solution or expected outputs' },
 ];
 
 export const STATIC_RULES: readonly StaticRule[] = [

@@ -25,12 +25,12 @@ export class TaskFiles {
   async read(rel: string): Promise<{ text: string } | { tooLarge: number } | undefined> {
     const abs = this.abs(rel);
     const o = this.overlay.get(abs);
-    if (o !== undefined) return { text: o };
+    if (o !== undefined) return { text: withoutBom(o) };
     try {
       const st = await fs.stat(abs);
       if (!st.isFile()) return undefined;
       if (st.size > FILE_LIMITS.maxReadBytes) return { tooLarge: st.size };
-      return { text: await fs.readFile(abs, 'utf8') };
+      return { text: withoutBom(await fs.readFile(abs, 'utf8')) };
     } catch {
       return undefined;
     }
@@ -85,4 +85,9 @@ export class TaskFiles {
     }
     return [...out].sort();
   }
+}
+
+/** Editors drop a byte-order mark from the document, so positions are counted without it. */
+function withoutBom(text: string): string {
+  return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
 }

@@ -39,21 +39,26 @@ export async function loadHarbor(id: string, files: TaskFiles, fileList: readonl
     }
   }
 
-  // Multi-step tasks keep instructions and tests per step under steps/<name>/.
-  const multiStep = Array.isArray(reader.raw('steps'));
+  // Multi-step tasks keep each step's instruction, tests and solution under steps/<name>/; the task
+  // is shown (and validated) through its first step, with the task-level tests/ as Harbor's fallback.
+  const steps = reader.raw('steps');
+  const firstStep = Array.isArray(steps) && isRecord(steps[0]) && typeof steps[0]['name'] === 'string' ? steps[0]['name'] : undefined;
+  const stepDir = firstStep !== undefined ? `steps/${firstStep}/` : '';
+  const instructionFile = `${stepDir}instruction.md`;
+  const where = stepDir ? `in ${stepDir}` : 'next to task.toml';
 
-  // Instruction: instruction.md next to task.toml.
   let instruction: string | undefined;
-  const instr = await files.read('instruction.md');
+  const instr = await files.read(instructionFile);
   if (instr && 'text' in instr) {
     instruction = instr.text;
     const lines = new LineIndex(instr.text);
-    fields['instruction'] = { file: 'instruction.md', range: lines.rangeOf(0, instr.text.length) };
-    if (instr.text.trim() === '') problems.add('missing-instruction', 'instruction.md', undefined, 'instruction.md is empty');
+    fields['instruction'] = { file: instructionFile, range: lines.rangeOf(0, instr.text.length) };
+    if (instr.text.trim() === '') problems.add('missing-instruction', instructionFile, undefined, `${instructionFile} is empty`);
   } else if (instr && 'tooLarge' in instr) {
-    problems.add('missing-instruction', 'instruction.md', undefined, `instruction.md is ${instr.tooLarge} bytes; it was not read`);
-  } else if (!multiStep) {
-    problems.add('missing-instruction', CONFIG, undefined, 'no instruction.md next to task.toml (the prompt the agent receives)');
+    problems.add('missing-instruction', instructionFile, undefined, `${instructionFile} is ${instr.tooLarge} bytes; it was not read`);
+  } else {
+    problems.add('missing-instruction', CONFIG, firstStep !== undefined ? reader.keyRange('steps.0.name') : undefined,
+      `no instruction.md ${where} (the prompt the agent receives)`);
   }
 
   // Metadata: free-form in Harbor; read the well-known keys, fall back to [task] package info.
@@ -89,21 +94,23 @@ export async function loadHarbor(id: string, files: TaskFiles, fileList: readonl
 
   // Verifier and agent.
   const windows = os === 'windows';
-  const testEntry = windows ? 'tests/test.bat' : 'tests/test.sh';
+  const testScript = windows ? 'tests/test.bat' : 'tests/test.sh';
+  const testEntry = stepDir && has(`${stepDir}${testScript}`) ? `${stepDir}${testScript}` : testScript;
   const verifierSec = reader.number('verifier.timeout_sec', { positive: true }) ?? HARBOR_DEFAULTS.verifierTimeoutSec;
   const verifierUser = reader.stringOrInt('verifier.user');
   const verifierNetwork = networkModeOf(reader, 'verifier');
-  if (!has(testEntry) && !multiStep) {
-    problems.add('missing-test-entry', CONFIG, tableRange('verifier'), `no ${testEntry}: the verifier has no entry script to run`);
+  if (!has(testEntry)) {
+    problems.add('missing-test-entry', CONFIG, tableRange('verifier'),
+      `no ${stepDir ? `${stepDir}${testScript} or ${testScript}` : testScript}: the verifier has no entry script to run`);
   }
   const agentSec = reader.number('agent.timeout_sec', { positive: true }) ?? HARBOR_DEFAULTS.agentTimeoutSec;
   reader.number('agent.setup_timeout_sec', { positive: true });
   const agentUser = reader.stringOrInt('agent.user');
   const agentNetwork = networkModeOf(reader, 'agent');
 
-  const solveFile = windows ? 'solution/solve.bat' : 'solution/solve.sh';
+  const solveFile = `${stepDir}${windows ? 'solution/solve.bat' : 'solution/solve.sh'}`;
   reader.stringMap('solution.env');
-  if (!has(solveFile) && !multiStep) {
+  if (!has(solveFile)) {
     problems.add('missing-solution', CONFIG, tableRange('solution'),
       `no reference solution: expected ${solveFile} (the oracle proves the task is solvable)`);
   }
@@ -113,7 +120,7 @@ export async function loadHarbor(id: string, files: TaskFiles, fileList: readonl
     dir: files.dir,
     format: 'harbor',
     configFile: CONFIG,
-    instructionFile: 'instruction.md',
+    instructionFile,
     ...(instruction !== undefined ? { instruction } : {}),
     metadata: {
       ...(authorName !== undefined ? { authorName } : {}),

@@ -35,9 +35,7 @@ export function parseYamlConfig(file: string, text: string, problems: ProblemSin
 
 const MAX_TOML_RECOVERIES = 20;
 
-export function parseTomlConfig(file: string, rawText: string, problems: ProblemSink): ConfigReader {
-  // A byte-order mark becomes a space: legal before a key, and every position stays where it was.
-  const text = rawText.startsWith('\uFEFF') ? ` ${rawText.slice(1)}` : rawText;
+export function parseTomlConfig(file: string, text: string, problems: ProblemSink): ConfigReader {
   const lines = new LineIndex(text);
   const sources = scanTomlPositions(text);
   let attempt = text;
@@ -53,7 +51,10 @@ export function parseTomlConfig(file: string, rawText: string, problems: Problem
         const lineEnd = lines.lineRange(line).end;
         const start = { line, character: Math.min(column, lineEnd.line === line ? lineEnd.character : column) };
         const end = lineEnd.line === line && lineEnd.character > start.character ? lineEnd : start;
-        problems.add('config-parse-error', file, { start, end }, `${file} is not valid TOML: ${tomlMessage(e)}`);
+        // A string running into the end of its line is the usual cause; smol-toml calls it a control character.
+        const atLineEnd = lineEnd.line === line && start.character >= lineEnd.character - (text[lines.offsetAt(lineEnd) - 1] === '\r' ? 1 : 0);
+        const hint = atLineEnd && /control character/.test(tomlMessage(e)) ? ' (is a closing quote missing?)' : '';
+        problems.add('config-parse-error', file, { start, end }, `${file} is not valid TOML: ${tomlMessage(e)}${hint}`);
       }
       // Recover: blank the offending line (keeping every other position) and parse again.
       const next = blankLine(attempt, line);

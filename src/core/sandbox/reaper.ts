@@ -27,9 +27,12 @@ export async function reapOrphans(runtime: ContainerRuntime, alive: (pid: number
   const removed: string[] = [];
   let kept = 0;
   for (const c of await runtime.listByLabel(LABEL)) {
-    const owner = Number(c.labels[LABEL_PID]);
+    // Only the runner's own trial containers carry an owner pid; anything else labelled `taskwright`
+    // (base images' build helpers, a user's scratch container) is not ours to judge.
+    const ownerLabel = c.labels[LABEL_PID];
+    const owner = ownerLabel !== undefined && /^\d+$/.test(ownerLabel) ? Number(ownerLabel) : undefined;
     const sameHost = (c.labels[LABEL_HOST] ?? host) === host;
-    if (sameHost && owner !== process.pid && !alive(owner)) {
+    if (owner !== undefined && sameHost && owner !== process.pid && !alive(owner)) {
       await runtime.remove(c.id);
       removed.push(c.id);
     } else kept++;

@@ -10,6 +10,8 @@ import { revealTask, revealTaskFolder } from './revealTask';
 import { openBandPanel } from '../panel/openPanel';
 import { registerBandPanelSerializer } from '../panel/bandPanel';
 import { openTrialLogs, rerunTask, showSandboxLog, validateAll, validateTask } from '../sandbox/commands';
+import { bandOf } from '../band/bandService';
+import { BAND_COMMANDS } from '../band/commands';
 
 /**
  * The one command table. Each command lives in its own file; to add one, import it here and add it
@@ -26,9 +28,12 @@ export const COMMANDS: readonly CommandSpec[] = [
   auditWorkspace,
   openBandPanel,
   validateTask, validateAll, rerunTask, openTrialLogs, showSandboxLog,
+  ...BAND_COMMANDS,
 ];
 
 export function registerCommands(ctx: Ctx): void {
   for (const spec of COMMANDS) ctx.own(registerCommand(ctx, spec));
   ctx.own(registerBandPanelSerializer(ctx));
+  // Each task's band for the selected model, in the explorer from the start (results already on disk).
+  bandOf(ctx).refreshSoon();
 }

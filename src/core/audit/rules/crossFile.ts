@@ -64,7 +64,7 @@ export const instructionMissingFile: StaticRule = {
       const clauseStart = Math.max(...['.', ',', ';', ':', '\n'].map((c) => before.lastIndexOf(c))) + 1;
       const afterText = instr.slice(m.index + p.length);
       const stop = afterText.search(/[.,;:](\s|$)|\n/);
-      const clause = instr.slice(clauseStart, m.index + p.length + (stop < 0 ? afterText.length : stop));
+      const clause = instr.slice(clauseStart, m.index) + instr.slice(m.index + p.length, m.index + p.length + (stop < 0 ? afterText.length : stop));
       if (OUTPUT_VERBS.test(clause)) continue;
       const range = ctx.instructionRange(p);
       yield { file: ctx.task.instructionFile, ...(range ? { range } : {}), message: `The instruction refers to ${p}, but neither the build context, the Dockerfile, the solution nor the tests mention ${name}: the agent will not find it.` };
@@ -266,5 +266,3 @@ export const solutionUnpinnedDependency: StaticRule = {
   },
 };
 
-/** YAML is used by malformedDataFile; re-exported for tests that build fixtures. */
-export { parseYaml };

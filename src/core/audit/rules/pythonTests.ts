@@ -1,7 +1,7 @@
 import { callArgs, calleeLast, calleeName, isAssertingCall, pythonFunctions, skipNestedScopes, stringLiterals, stringValue, text, type PyFunction } from '../../parse/python';
 import { childByField, descendants, findAncestor, walk, type SyntaxNode, type SyntaxTree } from '../../parse/syntax';
 import type { AuditContext } from '../context';
-import type { Report, StaticRule } from '../rule';
+import type { StaticRule } from '../rule';
 
 interface TestFile {
   readonly file: string;
@@ -482,4 +482,3 @@ export function testFunctionsOf(ctx: AuditContext): readonly TestFile[] {
   return tests(ctx);
 }
 
-export type { Report };

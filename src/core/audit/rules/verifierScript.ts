@@ -2,8 +2,8 @@ import type { Fix, TextEdit } from '../../model/finding';
 import type { Range } from '../../model/positions';
 import { effectiveWords, optionsAt, type ShellCommand, type ShellScript } from '../../parse/shell';
 import type { AuditContext } from '../context';
-import type { Report, StaticRule } from '../rule';
-import { downloadOf, installOf, isPytestCommand, isRemoteUrl, isTestCommand, rewardWriteOf } from './commands';
+import type { StaticRule } from '../rule';
+import { downloadOf, installOf, isPytestCommand, isTestCommand, rewardWriteOf } from './commands';
 
 const HARBOR_REWARD = /^\/logs\/verifier\/reward\.(txt|json)$/;
 
@@ -313,7 +313,9 @@ export const missingTestDepsInImage: StaticRule = {
     const df = ctx.dockerfile();
     if (!df) return;
     if (df.froms.some((f) => /t-bench|terminal-bench|pytest|harbor/i.test(f.image))) return;
-    const installedSomewhere = /pytest/.test(df.text) || ctx.verifierScripts.some((f) => {
+    // A requirements file may carry it: its content is not followed, so stay quiet.
+    const fromFile = df.runs.some((r) => r.shell?.commands.some((c) => installOf(c)?.fromFile));
+    const installedSomewhere = fromFile || /pytest/.test(df.text) || ctx.verifierScripts.some((f) => {
       const s = ctx.shell(f);
       return s?.commands.some((c) => installOf(c)?.packages.some((p) => p.name.includes('pytest')) || /setup-uv-pytest|uvx/.test(c.nameWord.value + c.args.map((a) => a.value).join(' '))) ?? false;
     });
@@ -326,12 +328,3 @@ export const missingTestDepsInImage: StaticRule = {
     }
   },
 };
-
-/** Exported for the Python rules: remote URLs in a script's words. */
-export function remoteWords(cmd: ShellCommand): boolean {
-  return cmd.args.some((a) => isRemoteUrl(a.value));
-}
-
-export function reportsOf(list: Iterable<Report>): Report[] {
-  return [...list];
-}

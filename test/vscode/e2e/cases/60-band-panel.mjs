@@ -32,7 +32,7 @@ async function until(what, fn, timeout = 20_000) {
   }
 }
 
-/** F1 → a command that opens a quick pick of its own → pick the row containing `choice`. */
+/** F1 → a command that opens a quick pick of its own → type `filter`, Enter on the row containing `choice`. */
 async function paletteThenPick(page, command, choice, filter) {
   const input = page.locator('.quick-input-widget input.input');
   await page.keyboard.press('Escape');
@@ -41,14 +41,26 @@ async function paletteThenPick(page, command, choice, filter) {
   await input.fill(`>${command}`);
   await page.locator('.quick-input-list .monaco-list-row', { hasText: command }).first().waitFor();
   await page.keyboard.press('Enter');
+  // The command's own pick replaces the palette in the same widget: wait until its rows show.
+  await page.locator('.quick-input-list .monaco-list-row', { hasText: choice }).first().waitFor({ timeout: 20_000 });
+  if (filter) await input.fill(filter);
   const row = page.locator('.quick-input-list .monaco-list-row', { hasText: choice }).first();
   await row.waitFor({ timeout: 20_000 });
-  if (filter) {
-    await input.fill(filter);
-    await page.locator('.quick-input-list .monaco-list-row', { hasText: choice }).first().waitFor();
-  }
   await row.click();
   await page.locator('.quick-input-widget').waitFor({ state: 'hidden', timeout: 20_000 });
+}
+
+/** The theme kind the webview sees, from the class VS Code puts on its body. */
+async function themeKind(wv) {
+  const cls = (await wv.locator('body').getAttribute('class')) ?? '';
+  return /vscode-dark/.test(cls) ? 'dark' : /vscode-light/.test(cls) ? 'light' : cls;
+}
+
+async function setTheme(page, wv, kind) {
+  const name = kind === 'dark' ? 'Dark Modern' : 'Light Modern';
+  await paletteThenPick(page, 'Preferences: Color Theme', name, name);
+  await wv.locator(`body.vscode-${kind}`).waitFor({ timeout: 20_000 });
+  await page.waitForTimeout(300);
 }
 
 /** The first model row's accessible label: "model: 1 too easy, 3 in band, …; 3 infra errors". */
@@ -74,6 +86,7 @@ export default [
       url.searchParams.set('folder', FIXTURE);
       await page.goto(url.toString());
       await wb.ready();
+      let original;
       try {
         // 1. Open from the palette; the quick pick offers "All runs in workspace" first.
         await until('the command registered', async () => {
@@ -92,13 +105,15 @@ export default [
         assert.match(await wv.locator('#trend').innerText(), /policy-9b saturated from step-300/);
         assert.equal(await wv.locator('#table-count').innerText(), '8 of 8');
 
-        // 3. Screenshots in the dark theme (code-server's default) and a light one.
-        const dark = await panelShot(wb, 'band-panel-dark');
-        await paletteThenPick(page, 'Preferences: Color Theme', 'Light Modern', 'Light Modern');
-        await wv.locator('body.vscode-light').waitFor({ timeout: 20_000 });
-        await page.waitForTimeout(300);
-        const light = await panelShot(wb, 'band-panel-light');
-        log(`  screenshots: ${path.relative(REPO_ROOT, dark)}, ${path.relative(REPO_ROOT, light)}`);
+        // 3. Screenshots in both themes, starting with whichever the workbench has.
+        const first = await themeKind(wv);
+        original = first;
+        const second = first === 'dark' ? 'light' : 'dark';
+        const shots = [await panelShot(wb, `band-panel-${first}`)];
+        log(`  workbench theme: ${first}; switching to ${second}`);
+        await setTheme(page, wv, second);
+        shots.push(await panelShot(wb, `band-panel-${second}`));
+        log(`  screenshots: ${shots.map((f) => path.relative(REPO_ROOT, f)).join(', ')}`);
 
         // 4. Move the upper threshold from 100% to 50% with the keyboard: the 1-of-2 tasks become too easy.
         const high = wv.locator('#t-high');
@@ -108,7 +123,8 @@ export default [
           return { ok: l.startsWith('claude-sonnet: 4 too easy, 0 in band, 2 too hard'), value: l };
         });
         assert.equal(await wv.locator('#o-high').innerText(), '50%');
-        await panelShot(wb, 'band-panel-light-threshold-50');
+        await panelShot(wb, `band-panel-${second}-threshold-50`);
+        log('  upper threshold 50%: claude-sonnet now 4 too easy, 0 in band');
         await wv.locator('#t-reset').click();
         await until('counts after reset', async () => {
           const l = await firstModelLabel(wv);
@@ -123,7 +139,10 @@ export default [
         log('  bravo revealed in the Task Explorer, instruction.md open');
         await wb.screenshot('band-panel-revealed');
       } finally {
-        await paletteThenPick(page, 'Preferences: Color Theme', 'Dark Modern', 'Dark Modern').catch(() => {});
+        if (original === 'dark' || original === 'light') {
+          const name = original === 'dark' ? 'Dark Modern' : 'Light Modern';
+          await paletteThenPick(page, 'Preferences: Color Theme', name, name).catch(() => {});
+        }
         await page.goto(back);
         await wb.ready();
       }

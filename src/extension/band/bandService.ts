@@ -1,0 +1,151 @@
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import * as vscode from 'vscode';
+import type { SecretLookup } from '../../core/agents/policy';
+import { computeBand } from '../../core/band/compute';
+import type { Band, BandReport, ModelBandReport, TaskBandRow } from '../../core/band/types';
+import { defaultResultsDir } from '../../core/results/store';
+import type { Ctx } from '../context';
+import type { StatusLevel } from '../tasks/status';
+
+/** The secrets policy agents may need, as stored in SecretStorage under `taskwright.<NAME>`. */
+export const SECRET_NAMES = ['ANTHROPIC_API_KEY', 'ANTHROPIC_AUTH_TOKEN', 'OPENAI_API_KEY'] as const;
+export type SecretName = (typeof SECRET_NAMES)[number];
+
+const BAND_LEVEL: Readonly<Record<Band, StatusLevel>> = {
+  'in-band': 'ok', 'too-easy': 'info', insufficient: 'info', 'too-hard': 'warning', broken: 'error',
+};
+const BAND_TEXT: Readonly<Record<Band, string>> = {
+  'in-band': 'in band', 'too-easy': 'too easy', 'too-hard': 'too hard', broken: 'broken', insufficient: 'insufficient attempts',
+};
+
+const IMPORTS_KEY = 'taskwright.band.imports';
+const MODEL_KEY = 'taskwright.band.model';
+
+export function modelKey(m: Pick<ModelBandReport, 'model' | 'checkpoint'>): string {
+  return m.checkpoint !== undefined ? `${m.model} @ ${m.checkpoint}` : m.model;
+}
+
+const pct = (x: number | null): string => (x === null ? '—' : `${Math.round(x * 100)}%`);
+
+/**
+ * The band as the editor shows it: the report over the workspace's results store plus imported Harbor
+ * jobs / TB1 runs (computed by the same core function as `taskwright band`), and each task's band for
+ * the selected model as its status in the Task Explorer. Recomputed when a run appends a trial.
+ */
+export class BandService implements vscode.Disposable {
+  private report: BandReport | undefined;
+  private readonly disposables: vscode.Disposable[] = [];
+  private timer: NodeJS.Timeout | undefined;
+  private readonly changed = new vscode.EventEmitter<BandReport | undefined>();
+  readonly onDidChange = this.changed.event;
+
+  constructor(private readonly ctx: Ctx) {
+    const watcher = vscode.workspace.createFileSystemWatcher('**/.taskwright/runs/*/trials.jsonl');
+    const later = (): void => this.refreshSoon();
+    this.disposables.push(watcher, watcher.onDidChange(later), watcher.onDidCreate(later), this.changed);
+    this.disposables.push(ctx.tasks.onDidChange(later));
+  }
+
+  /** Results folders the report reads: each workspace folder's store, then the imports. */
+  resultsPaths(): string[] {
+    const stores = (vscode.workspace.workspaceFolders ?? []).map((f) => defaultResultsDir(f.uri.fsPath)).filter((d) => fs.existsSync(d));
+    return [...stores, ...this.imports()];
+  }
+
+  imports(): string[] {
+    return this.ctx.extension.workspaceState.get<string[]>(IMPORTS_KEY, []);
+  }
+
+  async addImports(paths: readonly string[]): Promise<void> {
+    const next = [...new Set([...this.imports(), ...paths.map((p) => path.resolve(p))])];
+    await this.ctx.extension.workspaceState.update(IMPORTS_KEY, next);
+    this.refresh();
+  }
+
+  selectedModel(): string | undefined {
+    return this.ctx.extension.workspaceState.get<string>(MODEL_KEY);
+  }
+
+  async selectModel(key: string | undefined): Promise<void> {
+    await this.ctx.extension.workspaceState.update(MODEL_KEY, key);
+    this.publish();
+  }
+
+  current(): BandReport | undefined {
+    return this.report;
+  }
+
+  /** The report's model entry shown in the explorer: the selected one, else the first. */
+  shownModel(): ModelBandReport | undefined {
+    const models = this.report?.models ?? [];
+    const sel = this.selectedModel();
+    return models.find((m) => modelKey(m) === sel) ?? models[0];
+  }
+
+  refreshSoon(): void {
+    clearTimeout(this.timer);
+    this.timer = setTimeout(() => this.refresh(), 500);
+  }
+
+  refresh(): BandReport | undefined {
+    const paths = this.resultsPaths();
+    if (paths.length === 0) {
+      this.report = undefined;
+    } else {
+      const { report, warnings } = computeBand(paths);
+      for (const w of warnings) this.ctx.log.debug(`band: ${w}`);
+      this.report = report.models.length ? report : undefined;
+    }
+    this.publish();
+    this.changed.fire(this.report);
+    return this.report;
+  }
+
+  private publish(): void {
+    this.ctx.status.clear('band');
+    const m = this.shownModel();
+    if (!m || !this.report) return;
+    const rows = new Map<string, TaskBandRow>();
+    for (const r of m.tasks) {
+      rows.set(r.id, r);
+      rows.set(path.resolve(r.path), r);
+    }
+    for (const task of this.ctx.tasks.all()) {
+      const r = rows.get(task.dir) ?? rows.get(task.id);
+      if (!r) continue;
+      const infra = r.infraErrors ? `, ${r.infraErrors} infra error(s) not counted` : '';
+      this.ctx.status.set(task.dir, 'band', {
+        level: BAND_LEVEL[r.band],
+        summary: `band for ${modelKey(m)}: ${BAND_TEXT[r.band]} — ${r.successes}/${r.attempts} solved, pass@${this.report.k} ${pct(r.passAtK)}${infra}${r.brokenReason ? ` (${r.brokenReason})` : ''}`,
+      });
+    }
+  }
+
+  /** Keys for policy agents: SecretStorage first, then the environment. Never logged. */
+  async secrets(): Promise<SecretLookup> {
+    const values = new Map<string, string>();
+    for (const name of SECRET_NAMES) {
+      const v = (await this.ctx.extension.secrets.get(`taskwright.${name}`)) ?? process.env[name];
+      if (v) values.set(name, v);
+    }
+    return (name) => values.get(name);
+  }
+
+  dispose(): void {
+    clearTimeout(this.timer);
+    for (const d of this.disposables.splice(0)) d.dispose();
+  }
+}
+
+const services = new WeakMap<Ctx, BandService>();
+
+/** The band service of this extension context, created on first use and disposed with it. */
+export function bandOf(ctx: Ctx): BandService {
+  let s = services.get(ctx);
+  if (!s) {
+    s = ctx.own(new BandService(ctx));
+    services.set(ctx, s);
+  }
+  return s;
+}
