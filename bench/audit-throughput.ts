@@ -160,7 +160,7 @@ async function writeResults(r: { tasks: number; loadSec: number; auditSec: numbe
     '<!-- audit:begin -->',
     '## Audit',
     '',
-    `Measured ${new Date().toISOString().slice(0, 10)} on ${cpu}, ${os.cpus().length} cores (shared), ${Math.round(os.totalmem() / 2 ** 30)} GiB, Node ${process.version}.`,
+    `Measured ${new Date().toISOString().slice(0, 10)} on ${cpu}, ${os.cpus().length} cores shared with the rest of the team (load average ${os.loadavg().map((x) => x.toFixed(1)).join(' / ')} during the run), ${Math.round(os.totalmem() / 2 ** 30)} GiB, Node ${process.version}.`,
     'Command: `node scripts/build.mjs && node out/bench/audit-throughput.js --tasks 2000 --write`',
     '(corpus generated into bench/.corpus/audit: half Harbor, half TB1, 3–8 tests per task, 10% with planted defects).',
     '',

@@ -268,6 +268,7 @@ export class BandApp {
     $('scatter').addEventListener('keydown', (e) => {
       if (e.key === 'Enter' || e.key === ' ') { e.preventDefault(); pickBubble(e.target as Element); }
     });
+    this.wireThresholdDrag();
     $('export-json').addEventListener('click', () => this.exportBand('json'));
     $('export-text').addEventListener('click', () => this.exportBand('text'));
     let resizeTimer = 0;
@@ -275,6 +276,43 @@ export class BandApp {
       clearTimeout(resizeTimer);
       resizeTimer = window.setTimeout(() => { this.renderHistogram(); this.renderCompare(); this.renderTrend(); this.table.render(); }, 80);
     }).observe(this.root);
+  }
+
+  /** Dragging a threshold line on the histogram moves it in 5 % steps, like the slider. */
+  private wireThresholdDrag(): void {
+    const hist = $('hist');
+    let dragging: 'low' | 'high' | undefined;
+    const valueAt = (e: PointerEvent): number | undefined => {
+      const svgEl = hist.querySelector('svg');
+      if (!svgEl) return undefined;
+      const r = svgEl.getBoundingClientRect();
+      const scale = Number(svgEl.dataset.w) / r.width;
+      const x0 = Number(svgEl.dataset.x0), x1 = Number(svgEl.dataset.x1);
+      const v = ((e.clientX - r.left) * scale - x0) / (x1 - x0);
+      return Math.round(Math.min(1, Math.max(0, v)) * 20) / 20;
+    };
+    hist.addEventListener('pointerdown', (e) => {
+      const handle = (e.target as Element).closest<SVGElement>('[data-threshold]');
+      if (!handle) return;
+      dragging = handle.dataset.threshold as 'low' | 'high';
+      hist.setPointerCapture(e.pointerId);
+      e.preventDefault();
+    });
+    hist.addEventListener('pointermove', (e) => {
+      if (!dragging) return;
+      const v = valueAt(e);
+      if (v === undefined) return;
+      const t = { ...this.thresholds };
+      if (dragging === 'low') t.low = Math.min(v, round2(t.high - 0.05)); else t.high = Math.max(v, round2(t.low + 0.05));
+      if (t.low !== this.thresholds.low || t.high !== this.thresholds.high) this.setThresholds(t);
+    });
+    const stop = (e: PointerEvent): void => {
+      if (!dragging) return;
+      dragging = undefined;
+      if (hist.hasPointerCapture(e.pointerId)) hist.releasePointerCapture(e.pointerId);
+    };
+    hist.addEventListener('pointerup', stop);
+    hist.addEventListener('pointercancel', stop);
   }
 
   /** Coalesces bursts (slider drags, typing) into one render per animation frame. */

@@ -137,13 +137,16 @@ describe('Task Explorer', () => {
     assert.ok(tmp, 'runs after the New Task case');
     const dir = path.join(tmp, 'scaffolded-harbor');
     const toml = path.join(dir, 'task.toml');
-    fs.writeFileSync(toml, fs.readFileSync(toml, 'utf8').replace('difficulty = "easy"', 'difficulty = "hard"'));
+    // Written through VS Code's file service (as another editor or extension would), which reports
+    // the change to watchers directly rather than through the OS watcher's polling.
+    const edited = fs.readFileSync(toml, 'utf8').replace('difficulty = "easy"', 'difficulty = "hard"');
+    await vscode.workspace.fs.writeFile(vscode.Uri.file(toml), Buffer.from(edited));
     await until('the edited difficulty shows', () => a.taskExplorer.task(dir)?.metadata.difficulty === 'hard');
     const row = (): string => a.taskExplorer.snapshot().flatMap((g) => g.tasks).find((t) => t.id === 'scaffolded-harbor')?.description ?? '';
     // The tree redraws after a short debounce.
     await until('the tree row shows the new difficulty', () => row().startsWith('hard · '));
 
-    fs.rmSync(path.join(tmp, 'scaffolded-tb1'), { recursive: true, force: true });
+    await vscode.workspace.fs.delete(vscode.Uri.file(path.join(tmp, 'scaffolded-tb1')), { recursive: true, useTrash: false });
     await until('the deleted task leaves the explorer', () => !a.taskExplorer.taskIds().includes('scaffolded-tb1'));
   });
 });

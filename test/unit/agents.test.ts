@@ -144,6 +144,18 @@ void describe('agents: Anthropic Messages over the wire', () => {
     assert.equal(requests[0]!.body.stream, undefined);
   });
 
+  void it('sends an auth token (gateway / OAuth) as Bearer', async () => {
+    const server = await startAnthropicServer({ apiKey: 'tok-123', auth: 'bearer', script: commandScript([]) });
+    try {
+      const chat = new AnthropicChat({ model: 'claude-haiku-4-5', authToken: 'tok-123', baseURL: server.url });
+      const r = await new TerminalAgent('anthropic:claude-haiku-4-5', chat).run(session(), new AbortController().signal);
+      assert.equal(r.status, 'completed');
+      assert.equal(server.requests[0]!.headers.authorization, 'Bearer tok-123');
+    } finally {
+      await server.close();
+    }
+  });
+
   void it('retries a 429 with retry-after and a dropped connection, then solves', async () => {
     const solve = commandScript(SOLVE);
     let n = 0;

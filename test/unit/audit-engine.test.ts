@@ -28,7 +28,7 @@ void describe('audit engine: suppression and overrides', () => {
   void it('applies caller overrides, and the nearest taskwright.json / .taskwright.yaml wins over them', async () => {
     const dir = await makeTask('clean-harbor', { 'tests/test.sh': BAD_TEST_SH });
     try {
-      const task = await loadTask(dir);
+      let task = await loadTask(dir);
       const sev = async (o: Parameters<typeof auditTask>[1]) => (await auditTask(task, o)).find((f) => f.rule === 'exit-code-masking')?.severity;
       assert.equal(await sev({ ignoreConfigFiles: true }), 'error');
       assert.equal(await sev({ ignoreConfigFiles: true, severityOverrides: { 'exit-code-masking': 'info' } }), 'info');
@@ -39,6 +39,7 @@ void describe('audit engine: suppression and overrides', () => {
       assert.equal(await sev({}), undefined);
       await fs.writeFile(path.join(dir, '.taskwright.yaml'), 'rules:\n  exit-code-masking: warning\n');
       clearAuditConfigCache();
+      task = await loadTask(dir);
       assert.equal(await sev({ severityOverrides: { 'exit-code-masking': 'info' } }), 'warning');
       // Unsaved editor text of a config file counts too.
       const overlay = new Map([[path.join(dir, '.taskwright.yaml'), 'rules:\n  exit-code-masking: "off"\n']]);

@@ -168,6 +168,8 @@ void describe('band: trials to tallies', () => {
     assert.deepEqual(series!.points.map((p) => p.checkpoint), ['step-300', 'step-900', 'step-1200']);
     assert.equal(series!.saturated, true);
     assert.match(series!.reason!, /step-900.*step-1200/);
+    const text = renderBandText({ ...report, series: [series!] });
+    assert.match(text, /qwen over checkpoints: step-300 20\.0% → step-900 100\.0% → step-1200 100\.0%\n {2}SATURATED — last 2 checkpoints/);
     const strict = checkpointSeries(report.models, { meanAbove: 0.8, inBandBelow: 0.2, window: 3 })[0]!;
     assert.equal(strict.saturated, false, 'step-300 (mean 0.2, in-band share 0.2) is not saturated');
   });

@@ -20,7 +20,7 @@ void describe('cli: taskwright list', () => {
     const json = JSON.parse(out.join('')) as { version: number; tasks: Record<string, unknown>[] };
     assert.deepEqual(Object.keys(json), ['version', 'tasks']);
     assert.equal(json.version, 1);
-    assert.equal(json.tasks.length, 8);
+    assert.equal(json.tasks.length, 9);
     for (const t of json.tasks) {
       assert.deepEqual(Object.keys(t), ['path', 'id', 'format', 'difficulty', 'category', 'tags', 'timeouts', 'problems']);
       assert.deepEqual(Object.keys(t['timeouts'] as object), ['agentSec', 'verifierSec', 'buildSec']);

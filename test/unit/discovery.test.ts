@@ -82,6 +82,7 @@ void describe('discovery', () => {
     assert.deepEqual(tasks.map((t) => `${t.format}:${t.id}`), [
       'harbor:csv-summary',
       'harbor:legacy-resources',
+      'harbor:multi-step-notes',
       'harbor:harbor-bad-values',
       'harbor:toml-syntax-error',
       'tb1:yaml-no-instruction',

@@ -12,6 +12,7 @@ const FIXTURES = path.resolve(__dirname, '../../../test/fixtures/loader');
 const TARGETS = [
   'harbor/csv-summary/task.toml',
   'harbor/legacy-resources/task.toml',
+  'harbor/multi-step-notes/task.toml',
   'harbor/csv-summary/instruction.md',
   'tb1/hello-world/task.yaml',
   'tb1/fix-permissions/task.yaml',

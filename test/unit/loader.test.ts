@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import { detectFormat, isTaskConfigFile, loadTask } from '../../src/core/loader/index';
@@ -180,6 +181,21 @@ void describe('loader: Harbor', () => {
     assert.deepEqual(t.timeouts, { agentSec: 1800, verifierSec: 300, buildSec: 600 });
     assert.deepEqual(t.fields['environment.memory'], { file: 'task.toml', range: range(17, 9, 17, 13), keyRange: range(17, 0, 17, 6) });
     assert.deepEqual(t.problems, []);
+  });
+
+  void it('reads a multi-step task through its first step, and reports a step without an instruction at its name', async () => {
+    const dir = fixture('harbor/multi-step-notes');
+    const t = await loadTask(dir);
+    assert.equal(t.instructionFile, 'steps/scaffold/instruction.md');
+    assert.match(t.instruction ?? '', /^Create `\/app\/notes\.py`/);
+    assert.equal(t.verifier.entry, 'steps/scaffold/tests/test.sh');
+    assert.equal(t.solution.file, 'steps/scaffold/solution/solve.sh');
+    assert.deepEqual(t.problems, []);
+    const renamed = readFileSync(path.join(dir, 'task.toml'), 'utf8').replace('name = "scaffold"', 'name = "setup"');
+    const u = await loadTask(dir, { overlay: new Map([[path.join(dir, 'task.toml'), renamed]]) });
+    const p = only(u.problems, 'missing-instruction');
+    assert.deepEqual(p.range, range(16, 0, 16, 4));
+    assert.match(p.message, /steps\/setup\//);
   });
 
   void it('applies Harbor defaults (600 s everywhere) to a minimal task.toml', async () => {

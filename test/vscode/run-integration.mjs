@@ -96,7 +96,8 @@ browser = await launchChromium();
 page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
 // In test mode the workbench forwards its log and the extension host's console (mocha's reporter) here.
 await page.exposeFunction('codeAutomationLog', (type, args) => {
-  const line = format(...args).replace(/%c/g, '');
+  let line = format(...args).replace(/%c/g, '');
+  if (!process.stdout.isTTY) line = line.replace(/\x1b\[[0-9;]*m/g, ''); // mocha's colours, in a log file
   if (opt.verbose || !NOISE.test(line)) console.log(line);
 });
 await page.exposeFunction('codeAutomationExit', (code) => finish(code === 0 ? 0 : 1, `extension host finished with code ${code}`));

@@ -35,5 +35,9 @@ export function histogramSvg(bins: readonly HistogramBin[], max: number, t: Band
     const anchor = v < 0.1 ? 'start' : v > 0.9 ? 'end' : 'middle';
     body += `<text class="threshold-label" x="${n(x(v))}" y="${PAD.t - 9}" text-anchor="${anchor}">${esc(name)} ${Math.round(v * 100)}%</text>`;
   }
-  return svg(w, H, label, body, 'histogram');
+  // Wide invisible handles over the lines: drag them to move the thresholds (the sliders do the same by keyboard).
+  for (const [v, name] of [[t.low, 'low'], [t.high, 'high']] as const) {
+    body += `<rect class="threshold-handle" data-threshold="${name}" x="${n(x(v) - 7)}" y="${PAD.t - 6}" width="14" height="${H - PAD.b - PAD.t + 6}"><title>drag to move the ${name} threshold</title></rect>`;
+  }
+  return svg(w, H, label, body, 'histogram').replace('<svg ', `<svg data-x0="${n(x(0))}" data-x1="${n(x(1))}" data-w="${n(w)}" `);
 }

@@ -2,12 +2,13 @@ import type { CliCommand } from '../command';
 import { auditCommand } from './audit';
 import { bandCommand, setBandHtmlRenderer } from './band';
 import { writeBandHtml } from '../../core/report/bandHtml';
+import { generateCommand } from './generate';
 import { listCommand } from './list';
 import { runCommand } from './run';
 import { validateCommand } from './validate';
 
 /** The one command table: each command lives in its own module. */
-export const COMMANDS: readonly CliCommand[] = [listCommand, auditCommand, validateCommand, runCommand, bandCommand];
+export const COMMANDS: readonly CliCommand[] = [listCommand, auditCommand, validateCommand, runCommand, bandCommand, generateCommand];
 
 // `taskwright band --html FILE`: the band panel's static report (src/core/report/bandHtml.ts).
 setBandHtmlRenderer(writeBandHtml);

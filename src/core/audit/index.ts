@@ -43,7 +43,7 @@ export async function auditTask(task: Task, options: AuditOptions = {}): Promise
   await ensureParsers();
   const [ctx, config] = await Promise.all([
     AuditContext.create(task, options.overlay, options.signal),
-    options.ignoreConfigFiles ? Promise.resolve({ rules: {} }) : loadAuditConfig(task.dir, options.overlay).catch(() => ({ rules: {} })),
+    options.ignoreConfigFiles ? Promise.resolve({ rules: {} }) : loadAuditConfig(task.dir, options.overlay, task.files).catch(() => ({ rules: {} })),
   ]);
   const overrides: Record<string, Severity | 'off'> = { ...(options.severityOverrides ?? {}), ...config.rules };
   const raw: Finding[] = [...task.problems];

@@ -61,7 +61,7 @@ const cache = new Map<string, { mtimeMs: number; parsed: ConfigFile }>();
  * results are reused for a short while: an edited or new config file takes effect within STAT_TTL_MS
  * (editor buffers come through the overlay and apply at once).
  */
-const STAT_TTL_MS = 1500;
+const STAT_TTL_MS = 3000;
 const statCache = new Map<string, { at: number; mtimeMs: number | undefined }>();
 
 async function mtimeOf(file: string): Promise<number | undefined> {
@@ -104,15 +104,24 @@ export function clearAuditConfigCache(): void {
   cache.clear();
 }
 
-/** Per-folder rule settings for the task in `dir`: every ancestor's config, nearest winning. */
-export async function loadAuditConfig(dir: string, overlay?: ReadonlyMap<string, string>): Promise<AuditConfig> {
+/**
+ * Per-folder rule settings for the task in `dir`: every ancestor's config, nearest winning.
+ * `dirFiles` (the task's own file list, when the caller has it) saves looking up names in `dir` itself.
+ */
+export async function loadAuditConfig(dir: string, overlay?: ReadonlyMap<string, string>, dirFiles?: readonly string[]): Promise<AuditConfig> {
   const folders: string[] = [];
-  for (let d = path.resolve(dir); ; d = path.dirname(d)) {
+  const start = path.resolve(dir);
+  for (let d = start; ; d = path.dirname(d)) {
     folders.push(d);
     if (path.dirname(d) === d) break;
   }
   const found: ConfigFile[] = [];
-  const perFolder = await Promise.all(folders.map((d) => Promise.all(CONFIG_FILES.map((n) => readConfig(path.join(d, n), overlay)))));
+  const listed = dirFiles ? new Set(dirFiles) : undefined;
+  const perFolder = await Promise.all(folders.map((d) => Promise.all(CONFIG_FILES.map((n) => {
+    const file = path.join(d, n);
+    if (d === start && listed && !listed.has(n) && overlay?.get(file) === undefined) return Promise.resolve(undefined);
+    return readConfig(file, overlay);
+  }))));
   for (const files of perFolder) for (const f of files) if (f) found.push(f);
   // `found` is nearest first; apply farthest first so nearer folders override.
   const rules: Record<string, RuleSetting> = {};

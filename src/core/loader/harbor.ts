@@ -42,7 +42,9 @@ export async function loadHarbor(id: string, files: TaskFiles, fileList: readonl
   // Multi-step tasks keep each step's instruction, tests and solution under steps/<name>/; the task
   // is shown (and validated) through its first step, with the task-level tests/ as Harbor's fallback.
   const steps = reader.raw('steps');
-  const firstStep = Array.isArray(steps) && isRecord(steps[0]) && typeof steps[0]['name'] === 'string' ? steps[0]['name'] : undefined;
+  const stepName = Array.isArray(steps) && isRecord(steps[0]) ? steps[0]['name'] : undefined;
+  // A step name is a folder name: anything that could climb out of the task folder is not followed.
+  const firstStep = typeof stepName === 'string' && /^(?!\.\.?$)[\w.-]+$/.test(stepName) ? stepName : undefined;
   const stepDir = firstStep !== undefined ? `steps/${firstStep}/` : '';
   const instructionFile = `${stepDir}instruction.md`;
   const where = stepDir ? `in ${stepDir}` : 'next to task.toml';

@@ -48,7 +48,33 @@ export function walk(node: SyntaxNode, visit: (n: SyntaxNode) => void, skip?: (n
   }
 }
 
+const rootIndex = new WeakMap<SyntaxNode, Map<string, SyntaxNode[]>>();
+
+/** Every node of a tree by type (document order), built once per tree: rules query roots often. */
+function indexRoot(root: SyntaxNode): Map<string, SyntaxNode[]> {
+  let idx = rootIndex.get(root);
+  if (!idx) {
+    const built = new Map<string, SyntaxNode[]>();
+    walk(root, (n) => {
+      if (n === root) return;
+      const list = built.get(n.type);
+      if (list) list.push(n);
+      else built.set(n.type, [n]);
+    });
+    idx = built;
+    rootIndex.set(root, idx);
+  }
+  return idx;
+}
+
 export function descendants(node: SyntaxNode, types: ReadonlySet<string> | string, skip?: (n: SyntaxNode) => boolean): SyntaxNode[] {
+  if (!skip && node.parent === null) {
+    const idx = indexRoot(node);
+    if (typeof types === 'string') return [...(idx.get(types) ?? [])];
+    const out: SyntaxNode[] = [];
+    for (const t of types) out.push(...(idx.get(t) ?? []));
+    return out.sort((a, b) => a.start - b.start);
+  }
   const out: SyntaxNode[] = [];
   const match = typeof types === 'string' ? (t: string) => t === types : (t: string) => types.has(t);
   walk(node, (n) => { if (n !== node && match(n.type)) out.push(n); }, skip);

@@ -46,7 +46,12 @@ export class ContainerSession implements TrialSession {
     private readonly logs: SessionLogs,
     private readonly phaseSignal: AbortSignal,
     readonly dockerHost?: string,
-    private readonly defaults: { readonly user?: string; readonly env?: Readonly<Record<string, string>> } = {},
+    private readonly defaults: {
+      readonly user?: string;
+      readonly env?: Readonly<Record<string, string>>;
+      /** Runs once before the first command or copy (the harness creates its folders lazily). */
+      readonly beforeFirstUse?: () => Promise<void>;
+    } = {},
   ) {
     this.logDir = logs.dir;
   }
@@ -56,6 +61,7 @@ export class ContainerSession implements TrialSession {
   }
 
   async exec(command: string, options: ExecOptions = {}): Promise<ExecResult> {
+    await this.defaults.beforeFirstUse?.();
     const signal = options.signal ? AbortSignal.any([options.signal, this.phaseSignal]) : this.phaseSignal;
     fs.appendFileSync(this.file(`${this.logs.prefix}.log`), `$ ${command}\n`);
     this.logs.onOutput?.(`$ ${command}\n`);
@@ -79,7 +85,8 @@ export class ContainerSession implements TrialSession {
     return { exitCode: r.exitCode ?? -1, stdout: r.stdout, stderr: r.stderr, timedOut, durationMs: r.durationMs };
   }
 
-  copyIn(hostPath: string, containerDir: string): Promise<void> {
+  async copyIn(hostPath: string, containerDir: string): Promise<void> {
+    await this.defaults.beforeFirstUse?.();
     return copyInto(this.runtime, this.containerId, hostPath, containerDir);
   }
 

@@ -53,19 +53,23 @@ function containerName(runId: string, trialId: string): string {
   return `tw-${runId}-${trialId}`.toLowerCase().replace(/[^a-z0-9_.-]+/g, '-').slice(0, 120);
 }
 
-function testsArchive(task: Task, extra: readonly (readonly [string, string])[]): Buffer {
+/**
+ * The verifier's files as one archive extracted at `/`: the harness folders (again, harmlessly, if
+ * the agent phase created them) and the tests under `testsTarget`.
+ */
+function testsArchive(task: Task, testsTarget: string, dirs: readonly string[], extra: readonly (readonly [string, string])[]): Buffer {
+  const target = testsTarget.replace(/^\/+/, '');
   const testsDir = path.resolve(task.dir, task.verifier.testsDir);
-  const entries: TarEntry[] = fs.existsSync(testsDir) ? entriesFromDir(testsDir) : [];
+  const entries: TarEntry[] = dirs.map((d) => ({ name: d.replace(/^\/+/, ''), mode: 0o755, type: 'dir' as const }));
+  if (fs.existsSync(testsDir)) entries.push(...entriesFromDir(testsDir, target));
   for (const [rel, name] of extra) {
     const abs = path.resolve(task.dir, rel);
-    if (!fs.existsSync(abs)) {
-      // TB1 falls back to running the tests with pytest when a task ships no run-tests.sh.
-      if (task.format === 'tb1' && name === 'run-tests.sh') entries.push({ name, mode: 0o755, type: 'file', data: Buffer.from(TB1_DEFAULT_RUN_TESTS) });
-      continue;
-    }
-    const i = entries.findIndex((e) => e.name === name);
+    const full = `${target}/${name}`;
+    const i = entries.findIndex((e) => e.name === full);
     if (i >= 0) entries.splice(i, 1);
-    entries.push(entryFromFile(abs, name));
+    if (fs.existsSync(abs)) entries.push(entryFromFile(abs, full));
+    // TB1 falls back to running the tests with pytest when a task ships no run-tests.sh.
+    else if (task.format === 'tb1' && name === 'run-tests.sh') entries.push({ name: full, mode: 0o755, type: 'file', data: Buffer.from(TB1_DEFAULT_RUN_TESTS) });
   }
   return packTar(entries);
 }
@@ -93,6 +97,7 @@ export async function runTrial(ctx: TrialContext, req: TrialRequest): Promise<Tr
   let retryable = false;
   let imageBuilt = false;
   let containerId: string | undefined;
+  let removed = false;
 
   // Cancellation (the caller's signal) and the harness's own wall clock share one controller; the
   // reason tells them apart. Aborting only stops waiting: the container removal below stops the work.
@@ -132,13 +137,16 @@ export async function runTrial(ctx: TrialContext, req: TrialRequest): Promise<Tr
       limits: limitsFor(task),
       networkMode: 'none',
     }, trialCtl.signal);
-    // The harness's folders, as one archive: no process to start, so no exec's cost.
-    await runtime.putArchive(containerId, '/', packTar(plan.mkdirs.map((d) => ({ name: d.replace(/^\/+/, ''), mode: 0o755, type: 'dir' as const }))));
+    // The harness's folders, as an archive (no process to start): before the agent's first command,
+    // or, for an agent that never touches the container, together with the tests.
+    const cid = containerId;
+    let dirsReady: Promise<void> | undefined;
+    const ensureDirs = (): Promise<void> => (dirsReady ??= runtime.putArchive(cid, '/', packTar(plan.mkdirs.map((d) => ({ name: d.replace(/^\/+/, ''), mode: 0o755, type: 'dir' as const })))));
 
     // Agent phase, bounded by the task's agent timeout: on expiry the container is removed.
     const agentCtl = new AbortController();
     const agentSignal = AbortSignal.any([agentCtl.signal, trialCtl.signal]);
-    const session = new ContainerSession(task, containerId, runtime, { dir: req.logDir, prefix: 'agent', onOutput: req.onOutput }, agentSignal, runtime.endpoint, { user: task.agent.user });
+    const session = new ContainerSession(task, containerId, runtime, { dir: req.logDir, prefix: 'agent', onOutput: req.onOutput }, agentSignal, runtime.endpoint, { user: task.agent.user, beforeFirstUse: ensureDirs });
     fs.writeFileSync(file('agent.log'), '');
     const agentStarted = Date.now();
     let agentTimer: NodeJS.Timeout | undefined;
@@ -169,10 +177,10 @@ export async function runTrial(ctx: TrialContext, req: TrialRequest): Promise<Tr
     } else agentResult = settled.r;
     if (agentResult.status === 'error') session.log(`[agent error: ${agentResult.error ?? 'unknown'}]`);
 
-    if (req.beforeVerifier) await req.beforeVerifier(new ContainerSession(task, containerId, runtime, { dir: req.logDir, prefix: 'probe', onOutput: req.onOutput }, trialCtl.signal, runtime.endpoint));
+    if (req.beforeVerifier) await req.beforeVerifier(new ContainerSession(task, containerId, runtime, { dir: req.logDir, prefix: 'probe', onOutput: req.onOutput }, trialCtl.signal, runtime.endpoint, { beforeFirstUse: ensureDirs }));
 
     // Verifier phase: tests copied in only now, so the agent never saw them.
-    await runtime.putArchive(containerId, plan.testsTarget, testsArchive(task, plan.extraTestFiles));
+    await runtime.putArchive(containerId, '/', testsArchive(task, plan.testsTarget, plan.mkdirs, plan.extraTestFiles));
     const verifierStarted = Date.now();
     emit(`$ ${plan.verifyCommand.join(' ')}\n`);
     const v = await runtime.exec(containerId, {
@@ -219,12 +227,13 @@ export async function runTrial(ctx: TrialContext, req: TrialRequest): Promise<Tr
   } finally {
     clearTimeout(wallClock);
     req.signal?.removeEventListener('abort', onCancel);
-    if (containerId) await runtime.remove(containerId).catch(() => undefined);
+    if (containerId && !removed) await runtime.remove(containerId).catch(() => undefined);
   }
 
   async function finish(): Promise<TrialResult> {
     // Remove first: a timed-out or cancelled phase may still be running inside the container.
-    if (containerId) {
+    if (containerId && !removed) {
+      removed = true;
       await runtime.remove(containerId).catch((e: unknown) => infra('other', `could not remove container: ${String(e)}`));
     }
     const reason = stopReason();

@@ -26,8 +26,31 @@ function tests(ctx: AuditContext): TestFile[] {
   return t;
 }
 
+/** Nodes of one function body by type, outside nested scopes: indexed once per body, shared by every rule. */
+const bodyIndex = new WeakMap<SyntaxNode, Map<string, SyntaxNode[]>>();
+
+function indexOf(body: SyntaxNode): Map<string, SyntaxNode[]> {
+  let idx = bodyIndex.get(body);
+  if (!idx) {
+    const built = new Map<string, SyntaxNode[]>();
+    walk(body, (n) => {
+      if (n === body) return;
+      const list = built.get(n.type);
+      if (list) list.push(n);
+      else built.set(n.type, [n]);
+    }, skipNestedScopes);
+    idx = built;
+    bodyIndex.set(body, idx);
+  }
+  return idx;
+}
+
 function own(fn: PyFunction, types: string | ReadonlySet<string>): SyntaxNode[] {
-  return descendants(fn.body, types, skipNestedScopes);
+  const idx = indexOf(fn.body);
+  if (typeof types === 'string') return idx.get(types) ?? [];
+  const out: SyntaxNode[] = [];
+  for (const t of types) out.push(...(idx.get(t) ?? []));
+  return out.sort((a, b) => a.start - b.start);
 }
 
 function asserts(fn: PyFunction): SyntaxNode[] {
@@ -39,8 +62,16 @@ function assertExpr(a: SyntaxNode): SyntaxNode | undefined {
   return a.children.find((c) => c.named && c.type !== 'comment');
 }
 
+const helperCache = new WeakMap<TestFile, Set<string>>();
+
 /** Local helper functions (module-level, non-test) that themselves assert or raise. */
 function assertingHelpers(tf: TestFile): Set<string> {
+  let h = helperCache.get(tf);
+  if (!h) { h = computeAssertingHelpers(tf); helperCache.set(tf, h); }
+  return h;
+}
+
+function computeAssertingHelpers(tf: TestFile): Set<string> {
   const names = new Set<string>();
   for (const fn of tf.functions) {
     if (fn.isTest) continue;
@@ -461,20 +492,24 @@ export const expectedFromAgentWritablePath: StaticRule = {
   id: 'expected-from-agent-writable-path', class: 'misalignment', severity: 'warning',
   title: 'The expected value is read from a file the agent can overwrite',
   *check(ctx) {
-    for (const tf of tests(ctx)) {
-      for (const s of stringLiterals(tf.tree)) {
-        const v = s.value;
-        if (!v.startsWith('/') || !EXPECTED_NAME.test(v) || !ctx.isAgentWritable(v)) continue;
-        yield { file: tf.file, range: ctx.range(tf.file, s.node.start, s.node.end), message: `The tests read ${v} as the expected answer, but it lives where the agent writes: the agent can replace it (or copy it into its output). Ship expected values under tests/.` };
-      }
+    for (const s of testStrings(ctx)) {
+      const v = s.value;
+      if (!v.startsWith('/') || !EXPECTED_NAME.test(v) || !ctx.isAgentWritable(v)) continue;
+      yield { file: s.file, range: ctx.range(s.file, s.node.start, s.node.end), message: `The tests read ${v} as the expected answer, but it lives where the agent writes: the agent can replace it (or copy it into its output). Ship expected values under tests/.` };
     }
   },
 };
 
 /** For the cross-file rules: plain string literals of every test file. */
+const stringsCache = new WeakMap<AuditContext, { file: string; node: SyntaxNode; value: string; tree: SyntaxTree }[]>();
+
 export function testStrings(ctx: AuditContext): { file: string; node: SyntaxNode; value: string; tree: SyntaxTree }[] {
-  const out: { file: string; node: SyntaxNode; value: string; tree: SyntaxTree }[] = [];
-  for (const tf of tests(ctx)) for (const s of stringLiterals(tf.tree)) out.push({ file: tf.file, node: s.node, value: s.value, tree: tf.tree });
+  let out = stringsCache.get(ctx);
+  if (!out) {
+    out = [];
+    for (const tf of tests(ctx)) for (const s of stringLiterals(tf.tree)) out.push({ file: tf.file, node: s.node, value: s.value, tree: tf.tree });
+    stringsCache.set(ctx, out);
+  }
   return out;
 }
 

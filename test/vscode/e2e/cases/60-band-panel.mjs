@@ -39,8 +39,11 @@ async function paletteThenPick(page, command, choice, filter) {
   await page.keyboard.press('F1');
   await input.waitFor();
   await input.fill(`>${command}`);
-  await page.locator('.quick-input-list .monaco-list-row', { hasText: command }).first().waitFor();
-  await page.keyboard.press('Enter');
+  // Click the row that IS the command: "Preferences: Color Theme" is not the palette's first match
+  // ("Preferences: Browse Color Themes in Marketplace" is).
+  const cmdRow = page.locator(`.quick-input-list .monaco-list-row[aria-label^="${command}"]`).first();
+  await cmdRow.waitFor();
+  await cmdRow.click();
   // The command's own pick replaces the palette in the same widget: wait until its rows show.
   await page.locator('.quick-input-list .monaco-list-row', { hasText: choice }).first().waitFor({ timeout: 20_000 });
   if (filter) await input.fill(filter);

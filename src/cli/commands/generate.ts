@@ -1,0 +1,117 @@
+import path from 'node:path';
+import { AgentSpecError, createAgent } from '../../core/agents/factory';
+import { MissingKeyError } from '../../core/agents/anthropic';
+import { defaultResultsDir } from '../../core/results/store';
+import { DockerodeRuntime } from '../../core/sandbox/dockerRuntime';
+import { dockerGates } from '../../core/generate/gates';
+import { MetaAgent } from '../../core/generate/metaAgent';
+import { generateTasks } from '../../core/generate/pipeline';
+import { renderReportText } from '../../core/generate/report';
+import type { GenDifficulty, ProgressEvent } from '../../core/generate/types';
+import type { TaskFormat } from '../../core/model/task';
+import { boolOpt, choiceOpt, intOpt, stringOpt, UsageError, type CliCommand, type CliIo, type ParsedArgs } from '../command';
+import { prepareEngine } from './validate';
+
+export const DEFAULT_GENERATE_MODEL = 'claude-sonnet-4-5';
+
+/** Prints stage changes, and streamed tokens every thousand, so a long generation shows it is alive. */
+function progressPrinter(io: CliIo): (e: ProgressEvent) => void {
+  let lastStage = '';
+  let lastTokens = 0;
+  return (e) => {
+    const key = `${e.slot}/${e.round}/${e.stage}`;
+    if (e.tokens !== undefined && key === lastStage) {
+      if (e.tokens - lastTokens < 1000) return;
+      lastTokens = e.tokens;
+    } else {
+      lastStage = key;
+      lastTokens = e.tokens ?? 0;
+    }
+    io.err(`[${e.stage}] ${e.message}`);
+  };
+}
+
+export const generateCommand: CliCommand = {
+  name: 'generate',
+  summary: 'Generate tasks with Claude; keep only those that pass the audit, the build and validation',
+  usage: [
+    'taskwright generate --topic TEXT --count N --out DIR [--format harbor|tb1] [--model M] [--rounds K]',
+    '                    [--difficulty easy|medium|hard] [--batch] [--format-report text|json] [--base-url URL]',
+    '                    [--calibrate AGENT] [--runs N] [--results DIR] [--verbose]',
+    '',
+    '  --topic TEXT       what the tasks are about (a domain, a skill, a tool)',
+    '  --count N          tasks to generate',
+    '  --out DIR          accepted tasks land here; drafts stay in DIR/.taskwright/generate/',
+    '  --format           harbor (default) or tb1',
+    `  --model M          Anthropic model (default ${DEFAULT_GENERATE_MODEL})`,
+    '  --rounds K         generation rounds per task, repairs included (default 3)',
+    '  --difficulty       easy | medium (default) | hard',
+    '  --batch            first round through the Message Batches API (half price, may take hours)',
+    '  --format-report    text (default) or json',
+    '  --base-url URL     API base URL (default $ANTHROPIC_BASE_URL or the public API)',
+    '  --calibrate AGENT  keep only tasks in band for this policy (pass@2), e.g. anthropic:claude-haiku-4-5',
+    '  --runs N           nop and oracle runs per validation (default 2)',
+    '',
+    'Key: ANTHROPIC_API_KEY (or ANTHROPIC_AUTH_TOKEN) from the environment; never written anywhere.',
+    'Exit status: 0 when every requested task was accepted, 1 otherwise, 2 on usage errors, 130 when interrupted.',
+  ].join('\n'),
+  options: {
+    topic: { type: 'string' }, count: { type: 'string' }, out: { type: 'string' }, format: { type: 'string' }, model: { type: 'string' },
+    rounds: { type: 'string' }, difficulty: { type: 'string' }, batch: { type: 'boolean' }, 'format-report': { type: 'string' },
+    'base-url': { type: 'string' }, calibrate: { type: 'string' }, runs: { type: 'string' }, results: { type: 'string' }, verbose: { type: 'boolean' },
+  },
+  async run(args: ParsedArgs, io: CliIo): Promise<number> {
+    const topic = stringOpt(args, 'topic')?.trim();
+    if (!topic) throw new UsageError('--topic is required');
+    const out = stringOpt(args, 'out');
+    if (!out) throw new UsageError('--out is required');
+    if (args.positionals.length) throw new UsageError(`unexpected argument '${args.positionals[0] ?? ''}'`);
+    const count = intOpt(args, 'count', 1);
+    const rounds = intOpt(args, 'rounds', 3);
+    const runs = intOpt(args, 'runs', 2);
+    const format = choiceOpt<TaskFormat>(args, 'format', ['harbor', 'tb1'], 'harbor');
+    const difficulty = choiceOpt<GenDifficulty>(args, 'difficulty', ['easy', 'medium', 'hard'], 'medium');
+    const reportFormat = choiceOpt(args, 'format-report', ['text', 'json'] as const, 'text');
+    const model = stringOpt(args, 'model') ?? DEFAULT_GENERATE_MODEL;
+    const calibrateSpec = stringOpt(args, 'calibrate');
+    let policy;
+    if (calibrateSpec) {
+      try { policy = createAgent(calibrateSpec); } catch (e) {
+        if (e instanceof AgentSpecError) throw new UsageError(e.message);
+        throw e;
+      }
+    }
+    let agent: MetaAgent;
+    try {
+      agent = new MetaAgent({
+        model, format, apiKey: io.env.ANTHROPIC_API_KEY || undefined, authToken: io.env.ANTHROPIC_AUTH_TOKEN || undefined,
+        baseURL: stringOpt(args, 'base-url') ?? (io.env.ANTHROPIC_BASE_URL || undefined),
+        ...(io.env.TASKWRIGHT_BATCH_POLL_MS ? { pollMs: Number(io.env.TASKWRIGHT_BATCH_POLL_MS) } : {}),
+      });
+    } catch (e) {
+      if (e instanceof MissingKeyError) throw new UsageError(e.message);
+      throw e;
+    }
+    const outDir = path.resolve(io.cwd, out);
+    const runtime = new DockerodeRuntime();
+    if (!(await prepareEngine(runtime, io))) return 1;
+    const resultsDir = stringOpt(args, 'results') ? path.resolve(io.cwd, stringOpt(args, 'results') as string) : defaultResultsDir(io.cwd);
+    const verbose = boolOpt(args, 'verbose');
+    const report = await generateTasks(
+      { topic, count, format, difficulty, outDir, model, rounds, batch: boolOpt(args, 'batch'), ...(calibrateSpec ? { calibrate: calibrateSpec } : {}) },
+      {
+        agent,
+        gates: dockerGates({ runtime, resultsDir, runs, ...(policy ? { policy } : {}), ...(verbose ? { onOutput: (t: string) => io.err(t.replace(/\n$/, '')) } : {}) }),
+        signal: io.signal,
+        onProgress: progressPrinter(io),
+        relativeTo: io.cwd,
+      },
+    );
+    io.out(reportFormat === 'json' ? JSON.stringify(report, null, 2) : renderReportText(report));
+    if (io.signal.aborted) {
+      io.err('taskwright: interrupted; the cancelled task left nothing in the output folder');
+      return 130;
+    }
+    return report.counts.accepted === count ? 0 : 1;
+  },
+};
