@@ -38,13 +38,15 @@ export class BandApp {
   private ui: UiState = { sort: { column: 'id', dir: 'asc' }, filter: '', bands: new Set(), scrollTop: 0 };
   private readonly table: VirtualTable;
   private pending = 0;
+  /** Chart widths from the ResizeObserver: reading clientWidth while rendering would force a layout per chart. */
+  private readonly widths = new Map<string, number>();
   private saveTimer = 0;
   /** performance.now() when the last data message finished rendering (read by the bench and e2e). */
   lastRenderMs = 0;
   /** Milliseconds spent in each step of the last data message (read by bench/panel.mjs). */
   readonly timings: Record<string, number> = {};
 
-  constructor(private readonly root: HTMLElement, private readonly host: HostLink) {
+  constructor(root: HTMLElement, private readonly host: HostLink) {
     root.innerHTML = LAYOUT;
     this.table = new VirtualTable({
       onSort: (c) => this.sortBy(c),
@@ -104,7 +106,9 @@ export class BandApp {
     if (!this.ui.model || !keys.includes(this.ui.model)) this.ui.model = keys[0];
     if (!this.ui.compareA || !keys.includes(this.ui.compareA)) this.ui.compareA = keys[0];
     if (!this.ui.compareB || !keys.includes(this.ui.compareB) || this.ui.compareB === this.ui.compareA) this.ui.compareB = keys.find((k) => k !== this.ui.compareA);
-    $('meta').textContent = `${data.source} · pass@${data.report.k} · ${keys.length} model${keys.length === 1 ? '' : 's'}`;
+    const where = data.source.length > 64 ? `…${data.source.slice(-63)}` : data.source;
+    $('meta').textContent = `${where} · pass@${data.report.k} · ${keys.length} model${keys.length === 1 ? '' : 's'}`;
+    $('meta').title = data.source;
     $('live').hidden = !data.live;
     this.renderSelects();
     this.renderAll(first);
@@ -120,6 +124,10 @@ export class BandApp {
     this.timed('table', () => this.renderTable(resetScroll));
     this.timed('scatter', () => this.renderCompare());
     this.timed('trend', () => this.renderTrend());
+  }
+
+  private widthOf(id: string, fallback: number): number {
+    return this.widths.get(id) ?? fallback;
   }
 
   private timed<T>(step: string, fn: () => T): T {
@@ -170,7 +178,7 @@ export class BandApp {
     if (!m || !this.view) { $('hist').innerHTML = ''; return; }
     const rates = m.source.tasks.map(successRate);
     const { bins, max, missing } = binRates(rates, m.bands, suggestedBins(this.view.maxAttempts));
-    const width = $('hist').clientWidth || 480;
+    const width = this.widthOf('hist', 480);
     $('hist').innerHTML = histogramSvg(bins, max, this.thresholds, width, `success rate per task for ${m.key}`)
       + (missing ? `<p class="note">${missing} task${missing === 1 ? '' : 's'} without a valid attempt are not shown.</p>` : '');
   }
@@ -198,7 +206,7 @@ export class BandApp {
       return;
     }
     const p = pairModels(A, B);
-    const width = $('scatter').clientWidth || 360;
+    const width = this.widthOf('scatter', 360);
     $('scatter').innerHTML = scatterSvg(p.points, width, A.key, B.key);
     const extra = p.onlyA || p.onlyB ? ` (${p.onlyA} only in A, ${p.onlyB} only in B)` : '';
     $('cmp-summary').innerHTML = `<b class="differs-text">${p.differing}</b> of ${p.tasks.length} shared tasks change band${extra}. Highlighted bubbles hold them; click one to list its tasks.`;
@@ -210,7 +218,7 @@ export class BandApp {
       $('trend').innerHTML = '<p class="empty">No checkpoints in these results. Record runs with <code>--checkpoint LABEL</code> to see mean pass@k per training step.</p>';
       return;
     }
-    const width = $('trend').clientWidth || 480;
+    const width = this.widthOf('trend', 480);
     $('trend').innerHTML = trendSvg(series, width, series[0]!.rule.meanAbove, this.view?.k ?? 2)
       + `<div class="legend">${series.map((s, i) => `<span class="chip static"><span class="swatch series-${i % 6}"></span>${escapeHtml(s.model)}</span>`).join('')}</div>`;
   }
@@ -272,10 +280,17 @@ export class BandApp {
     $('export-json').addEventListener('click', () => this.exportBand('json'));
     $('export-text').addEventListener('click', () => this.exportBand('text'));
     let resizeTimer = 0;
-    new ResizeObserver(() => {
+    const charts = new ResizeObserver((entries) => {
+      let changed = false;
+      for (const e of entries) {
+        const w = Math.round(e.contentRect.width);
+        if (w > 0 && w !== this.widths.get(e.target.id)) { this.widths.set(e.target.id, w); changed = true; }
+      }
+      if (!changed || !this.data) return;
       clearTimeout(resizeTimer);
-      resizeTimer = window.setTimeout(() => { this.renderHistogram(); this.renderCompare(); this.renderTrend(); this.table.render(); }, 80);
-    }).observe(this.root);
+      resizeTimer = window.setTimeout(() => { this.renderHistogram(); this.renderCompare(); this.renderTrend(); }, 80);
+    });
+    for (const id of ['hist', 'scatter', 'trend']) charts.observe($(id));
   }
 
   /** Dragging a threshold line on the histogram moves it in 5 % steps, like the slider. */

@@ -41,6 +41,10 @@ export class VirtualTable {
   private active = 0;
   private frame = 0;
   private k = 2;
+  /** Viewport height from a ResizeObserver, so rendering never forces a layout to measure it. */
+  private viewportHeight = 0;
+  /** Scroll position as of the last scroll event (reading scrollTop mid-render would force a layout). */
+  private top = 0;
 
   constructor(private readonly h: TableHandlers) {
     this.root = document.createElement('div');
@@ -63,10 +67,15 @@ export class VirtualTable {
     this.viewport.append(this.spacer);
     this.root.append(this.head, this.viewport);
     this.viewport.addEventListener('scroll', () => {
+      this.top = this.viewport.scrollTop;
       this.schedule();
-      this.h.onScroll(this.viewport.scrollTop);
+      this.h.onScroll(this.top);
     }, { passive: true });
     this.viewport.addEventListener('keydown', (e) => this.onKey(e));
+    new ResizeObserver((entries) => {
+      const h = Math.round(entries[0]?.contentRect.height ?? 0);
+      if (h !== this.viewportHeight) { this.viewportHeight = h; this.schedule(); }
+    }).observe(this.viewport);
     this.body.addEventListener('click', (e) => {
       const el = (e.target as Element).closest<HTMLElement>('.vt-row');
       if (!el?.dataset.pos) return;
@@ -96,12 +105,12 @@ export class VirtualTable {
     this.root.setAttribute('aria-rowcount', String(order.length + 1));
     this.spacer.style.height = `${order.length * ROW_HEIGHT}px`;
     if (this.active >= order.length) this.active = Math.max(0, order.length - 1);
-    if (resetScroll) this.viewport.scrollTop = 0;
+    if (resetScroll) { this.viewport.scrollTop = 0; this.top = 0; }
     this.render();
   }
 
-  get scrollTop(): number { return this.viewport.scrollTop; }
-  set scrollTop(v: number) { this.viewport.scrollTop = v; this.render(); }
+  get scrollTop(): number { return this.top; }
+  set scrollTop(v: number) { this.viewport.scrollTop = v; this.top = this.viewport.scrollTop; this.render(); }
   get visibleCount(): number { return this.body.childElementCount; }
 
   private schedule(): void {
@@ -111,7 +120,7 @@ export class VirtualTable {
 
   /** Renders the rows in view; called on scroll (once per frame) and on data changes. */
   render(): void {
-    const { start, end } = visibleRange(this.viewport.scrollTop, this.viewport.clientHeight || 400, ROW_HEIGHT, this.order.length);
+    const { start, end } = visibleRange(this.top, this.viewportHeight || 420, ROW_HEIGHT, this.order.length);
     let html = '';
     for (let pos = start; pos < end; pos++) {
       const i = this.order[pos]!;
@@ -137,9 +146,9 @@ export class VirtualTable {
   private setActive(pos: number, scroll: boolean): void {
     this.active = Math.max(0, Math.min(this.order.length - 1, pos));
     if (scroll) {
-      const top = this.active * ROW_HEIGHT, vh = this.viewport.clientHeight;
-      if (top < this.viewport.scrollTop) this.viewport.scrollTop = top;
-      else if (top + ROW_HEIGHT > this.viewport.scrollTop + vh) this.viewport.scrollTop = top + ROW_HEIGHT - vh;
+      const top = this.active * ROW_HEIGHT, vh = this.viewportHeight || 420;
+      if (top < this.top) this.viewport.scrollTop = this.top = top;
+      else if (top + ROW_HEIGHT > this.top + vh) this.viewport.scrollTop = this.top = top + ROW_HEIGHT - vh;
     }
     this.render();
   }
@@ -150,7 +159,7 @@ export class VirtualTable {
   }
 
   private onKey(e: KeyboardEvent): void {
-    const page = Math.max(1, Math.floor(this.viewport.clientHeight / ROW_HEIGHT) - 1);
+    const page = Math.max(1, Math.floor((this.viewportHeight || 420) / ROW_HEIGHT) - 1);
     const moves: Record<string, number> = { ArrowDown: 1, ArrowUp: -1, PageDown: page, PageUp: -page };
     if (e.key in moves) this.setActive(this.active + moves[e.key]!, true);
     else if (e.key === 'Home') this.setActive(0, true);

@@ -9,12 +9,16 @@ export interface AnthropicServerOptions {
   /** Required `anthropic-version` header. */
   readonly version?: string;
   readonly script: Script;
+  /** Message Batches: how many `retrieve` calls answer `in_progress` before the batch has ended (default 1). */
+  readonly batchPolls?: number;
 }
 
 export interface ScriptedServer {
   /** Base URL to give the client (`http://127.0.0.1:PORT`). */
   readonly url: string;
   readonly requests: RecordedRequest[];
+  /** Message Batches created on this server, by id (each request's params went through the script). */
+  readonly batches: Map<string, { readonly requests: readonly { readonly custom_id: string; readonly params: Record<string, unknown> }[]; polls: number; canceled: boolean }>;
   close(): Promise<void>;
 }
 
@@ -52,8 +56,14 @@ function writeStream(res: http.ServerResponse, model: string, r: Extract<Scripte
   const blocks = blocksOf(r);
   const usage = r.usage ?? { input: 50, output: 10 };
   res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', 'request-id': id('req') });
-  const ev = (name: string, data: unknown): void => { res.write(`event: ${name}\ndata: ${JSON.stringify(data)}\n\n`); };
-  ev('message_start', { type: 'message_start', message: { id: id('msg'), type: 'message', role: 'assistant', model, content: [], stop_reason: null, stop_sequence: null, usage: { input_tokens: usage.input, output_tokens: 1, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 } } });
+  let sent = 0;
+  const stalled = (): boolean => r.stallAfterEvents !== undefined && sent >= r.stallAfterEvents;
+  const ev = (name: string, data: unknown): void => {
+    if (stalled()) return;
+    res.write(`event: ${name}\ndata: ${JSON.stringify(data)}\n\n`);
+    sent++;
+  };
+  ev('message_start', { type: 'message_start', message: { id: id('msg'), type: 'message', role: 'assistant', model, content: [], stop_reason: null, stop_sequence: null, usage: { input_tokens: usage.input, output_tokens: 1, cache_creation_input_tokens: usage.cacheWrite ?? 0, cache_read_input_tokens: usage.cacheRead ?? 0 } } });
   ev('ping', { type: 'ping' });
   blocks.forEach((b, index) => {
     if (b.type === 'text') {
@@ -72,18 +82,37 @@ function writeStream(res: http.ServerResponse, model: string, r: Extract<Scripte
   const stop = blocks.some((b) => b.type === 'tool_use') ? 'tool_use' : 'end_turn';
   ev('message_delta', { type: 'message_delta', delta: { stop_reason: stop, stop_sequence: null }, usage: { output_tokens: usage.output } });
   ev('message_stop', { type: 'message_stop' });
-  res.end();
+  // A stalled stream stays open until the client gives up (aborts) or the server closes.
+  if (!stalled()) res.end();
+}
+
+function messageOf(model: string, r: Extract<ScriptedReply, { kind: 'turn' }>): Record<string, unknown> {
+  const blocks = blocksOf(r);
+  const usage = r.usage ?? { input: 50, output: 10 };
+  return {
+    id: id('msg'), type: 'message', role: 'assistant', model, content: blocks,
+    stop_reason: blocks.some((b) => b.type === 'tool_use') ? 'tool_use' : 'end_turn', stop_sequence: null,
+    usage: { input_tokens: usage.input, output_tokens: usage.output, cache_creation_input_tokens: usage.cacheWrite ?? 0, cache_read_input_tokens: usage.cacheRead ?? 0 },
+  };
 }
 
 function writeJson(res: http.ServerResponse, model: string, r: Extract<ScriptedReply, { kind: 'turn' }>): void {
-  const blocks = blocksOf(r);
-  const usage = r.usage ?? { input: 50, output: 10 };
   res.writeHead(200, { 'content-type': 'application/json', 'request-id': id('req') });
-  res.end(JSON.stringify({
-    id: id('msg'), type: 'message', role: 'assistant', model, content: blocks,
-    stop_reason: blocks.some((b) => b.type === 'tool_use') ? 'tool_use' : 'end_turn', stop_sequence: null,
-    usage: { input_tokens: usage.input, output_tokens: usage.output, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 },
-  }));
+  res.end(JSON.stringify(messageOf(model, r)));
+}
+
+type BatchState = ScriptedServer['batches'] extends Map<string, infer V> ? V : never;
+
+/** The batch object as `retrieve` returns it; `results_url` only once it has ended. */
+function batchObject(baseUrl: string, batchId: string, b: BatchState, ended: boolean): Record<string, unknown> {
+  const n = b.requests.length;
+  return {
+    id: batchId, type: 'message_batch', processing_status: ended ? 'ended' : b.canceled ? 'canceling' : 'in_progress',
+    request_counts: { processing: ended ? 0 : n, succeeded: ended && !b.canceled ? n : 0, errored: 0, canceled: ended && b.canceled ? n : 0, expired: 0 },
+    created_at: new Date(0).toISOString(), expires_at: new Date(86_400_000).toISOString(), ended_at: ended ? new Date().toISOString() : null,
+    archived_at: null, cancel_initiated_at: b.canceled ? new Date().toISOString() : null,
+    results_url: ended ? `${baseUrl}/v1/messages/batches/${batchId}/results` : null,
+  };
 }
 
 /**
@@ -93,13 +122,17 @@ function writeJson(res: http.ServerResponse, model: string, r: Extract<ScriptedR
  */
 export async function startAnthropicServer(options: AnthropicServerOptions): Promise<ScriptedServer> {
   const requests: RecordedRequest[] = [];
+  const batches: ScriptedServer['batches'] = new Map();
   const auth = options.auth ?? 'either';
   const version = options.version ?? '2026-10-21';
+  let baseUrl = '';
   const server = http.createServer((req, res) => {
     const parts: Buffer[] = [];
     req.on('data', (c: Buffer) => parts.push(c));
     req.on('end', () => {
-      if (req.method !== 'POST' || req.url?.split('?')[0] !== '/v1/messages') return sendError(res, 404, `no route ${req.method} ${req.url}`);
+      const route = req.url?.split('?')[0] ?? '';
+      if (route.startsWith('/v1/messages/batches')) return handleBatches(req, res, route, Buffer.concat(parts));
+      if (req.method !== 'POST' || route !== '/v1/messages') return sendError(res, 404, `no route ${req.method} ${req.url}`);
       const bearer = req.headers.authorization === `Bearer ${options.apiKey}`;
       const xKey = req.headers['x-api-key'] === options.apiKey;
       const authOk = auth === 'bearer' ? bearer : auth === 'x-api-key' ? xKey : bearer || xKey;
@@ -121,11 +154,71 @@ export async function startAnthropicServer(options: AnthropicServerOptions): Pro
       else writeJson(res, body.model, reply);
     });
   });
+
+  /**
+   * The Message Batches endpoints: create (each request's params recorded and later answered by the
+   * script), retrieve (in_progress for `batchPolls` calls, then ended with a results_url), results
+   * (JSONL, one line per request, by custom_id) and cancel.
+   */
+  function handleBatches(req: http.IncomingMessage, res: http.ServerResponse, route: string, raw: Buffer): void {
+    const bearer = req.headers.authorization === `Bearer ${options.apiKey}`;
+    const xKey = req.headers['x-api-key'] === options.apiKey;
+    const authOk = auth === 'bearer' ? bearer : auth === 'x-api-key' ? xKey : bearer || xKey;
+    let body: Record<string, unknown> = {};
+    if (raw.length) {
+      try { body = JSON.parse(raw.toString('utf8')) as Record<string, unknown>; } catch { return sendError(res, 400, 'request body is not JSON'); }
+    }
+    requests.push({ method: req.method ?? 'GET', path: req.url ?? '', headers: req.headers, body, index: requests.length });
+    if (!authOk) return sendError(res, 401, 'invalid x-api-key');
+    if (req.headers['anthropic-version'] !== version) return sendError(res, 400, `anthropic-version must be ${version} (got ${String(req.headers['anthropic-version'])})`);
+    const m = /^\/v1\/messages\/batches(?:\/([^/]+))?(?:\/(results|cancel))?$/.exec(route);
+    if (!m) return sendError(res, 404, `no route ${req.method} ${req.url}`);
+    const [, batchId, action] = m;
+    if (!batchId) {
+      if (req.method !== 'POST' || !Array.isArray(body.requests) || !body.requests.length) return sendError(res, 400, 'requests: a non-empty list is required');
+      const newId = id('msgbatch');
+      const state: BatchState = { requests: body.requests as BatchState['requests'], polls: 0, canceled: false };
+      batches.set(newId, state);
+      res.writeHead(200, { 'content-type': 'application/json', 'request-id': id('req') });
+      return void res.end(JSON.stringify(batchObject(baseUrl, newId, state, false)));
+    }
+    const b = batches.get(batchId);
+    if (!b) return sendError(res, 404, `no batch ${batchId}`);
+    const ended = b.polls >= (options.batchPolls ?? 1);
+    if (action === 'cancel' && req.method === 'POST') {
+      b.canceled = true;
+      res.writeHead(200, { 'content-type': 'application/json', 'request-id': id('req') });
+      return void res.end(JSON.stringify(batchObject(baseUrl, batchId, b, ended)));
+    }
+    if (action === 'results' && req.method === 'GET') {
+      if (!ended) return sendError(res, 400, `batch ${batchId} has not ended`);
+      res.writeHead(200, { 'content-type': 'application/binary', 'request-id': id('req') });
+      const lines = b.requests.map((r) => {
+        if (b.canceled) return { custom_id: r.custom_id, result: { type: 'canceled' } };
+        const rec: RecordedRequest = { method: 'POST', path: '/v1/messages', headers: req.headers, body: r.params, index: requests.length };
+        requests.push(rec);
+        const reply = options.script(rec);
+        if (reply.kind !== 'turn') return { custom_id: r.custom_id, result: { type: 'errored', error: { type: 'error', error: { type: ERROR_TYPES[reply.kind === 'error' ? reply.status : 500] ?? 'api_error', message: 'scripted failure' }, request_id: null } } };
+        return { custom_id: r.custom_id, result: { type: 'succeeded', message: messageOf(String(r.params.model), reply) } };
+      });
+      // Results come back out of request order, as the API warns they may.
+      return void res.end(lines.reverse().map((l) => JSON.stringify(l)).join('\n') + '\n');
+    }
+    if (!action && req.method === 'GET') {
+      if (!ended) b.polls++;
+      res.writeHead(200, { 'content-type': 'application/json', 'request-id': id('req') });
+      return void res.end(JSON.stringify(batchObject(baseUrl, batchId, b, b.polls > (options.batchPolls ?? 1) - 1 && ended)));
+    }
+    return sendError(res, 404, `no route ${req.method} ${req.url}`);
+  }
+
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
+  baseUrl = `http://127.0.0.1:${port}`;
   return {
-    url: `http://127.0.0.1:${port}`,
+    url: baseUrl,
     requests,
+    batches,
     close: () => new Promise<void>((resolve) => { server.closeAllConnections(); server.close(() => resolve()); }),
   };
 }

@@ -11,7 +11,9 @@ export type ScriptedReply =
     /** Reasoning: Anthropic `thinking` blocks; OpenAI `reasoning_content` or `reasoning`. */
     readonly reasoning?: string;
     readonly toolCalls?: readonly { readonly name: string; readonly input: unknown; readonly id?: string }[];
-    readonly usage?: { readonly input: number; readonly output: number };
+    readonly usage?: { readonly input: number; readonly output: number; readonly cacheRead?: number; readonly cacheWrite?: number };
+    /** SSE only: stop after this many events and keep the connection open (a stalled stream, for cancellation). */
+    readonly stallAfterEvents?: number;
   }
   | { readonly kind: 'error'; readonly status: number; readonly headers?: Readonly<Record<string, string>>; readonly message?: string }
   /** Close the connection without an answer (a dropped connection). */
