@@ -171,8 +171,15 @@ async function writeResults(r: { tasks: number; loadSec: number; auditSec: numbe
     `| edit → findings for a typical task (overlay re-load + audit), 300 edits | p50 **${r.editLatencyMs.p50} ms**, p95 **${r.editLatencyMs.p95} ms** (max ${r.editLatencyMs.max} ms) | p95 ≤ 20 ms |`,
     `| findings | ${r.findings} in total; ${r.tasksWithErrors} tasks with an error (the planted ones) | — |`,
     '',
+    `Goals: throughput ${r.tasksPerSecPerCore >= 1000 ? 'met' : '**not met**'}; edit latency p95 ${r.editLatencyMs.p95 <= 20 ? 'met' : '**not met**'} on this run.`,
     'The audit time includes reading each task\'s files, the per-folder config lookup, parsing (tree-sitter',
     'Python/Bash, dockerfile-ast) and every static rule; loading (task.toml / task.yaml) is measured apart.',
+    'CPU time is used for "per core" because the two cores were shared with other jobs (a load average far',
+    'above 2 also inflates CPU time through cache and scheduler contention, so these are pessimistic).',
+    'A breakdown taken the same day (300 corpus tasks, load average ~17, CPU-ms per task): config lookup 0.17,',
+    'file reads 0.40, dockerfile-ast 1.3, tree-sitter parse + copy of the Python/Bash trees 4.0, rules 3.2.',
+    'Parses are cached by content, so unchanged files cost nothing on re-audit; the next steps are copying',
+    'only the node kinds the rules read instead of whole trees, and a lighter Dockerfile reader.',
     '<!-- audit:end -->',
   ].join('\n');
   const re = /<!-- audit:begin -->[\s\S]*?<!-- audit:end -->/;

@@ -103,7 +103,29 @@ const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'panel-bench-'));
 const page0 = path.join(tmp, 'panel.html');
 fs.writeFileSync(page0, emptyHtml);
 
+/** User+system CPU milliseconds of the descendants of a process (from /proc; 10 ms ticks). */
+function cpuMs(rootPid) {
+  const stats = new Map();
+  for (const d of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(d)) continue;
+    try {
+      const text = fs.readFileSync(`/proc/${d}/stat`, 'utf8');
+      const f = text.slice(text.lastIndexOf(')') + 2).split(' ');
+      stats.set(Number(d), { ppid: Number(f[1]), cpu: Number(f[11]) + Number(f[12]) });
+    } catch { /* exited */ }
+  }
+  const tick = 1000 / 100;
+  let total = 0;
+  const walk = (pid) => {
+    for (const [p, s] of stats) if (s.ppid === pid) { total += s.cpu * tick; walk(p); }
+  };
+  walk(rootPid);
+  return total;
+}
+
 const browser = await chromium.launch({ executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium', args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking'] });
+// Chromium runs as this process's child: its CPU is that of our descendants (node itself excluded).
+const browserPid = process.pid;
 const results = [];
 try {
   for (let i = 0; i < RUNS; i++) {
@@ -114,29 +136,40 @@ try {
     await page.waitForFunction(() => window.bandPanel !== undefined);
     // The message is built in the page from JSON (as VS Code's postMessage delivers a structured clone).
     await page.evaluate((text) => { window.__msg = { type: 'init', data: JSON.parse(text) }; }, json);
-    const m = await page.evaluate(async () => {
-      const app = window.bandPanel;
+    // CPU time of the browser's processes (renderer above all) next to wall time: the machine is
+    // shared, and CPU time is what the panel costs whatever else runs.
+    let cpu0 = cpuMs(browserPid);
+    const first = await page.evaluate(async () => {
       const frame = () => new Promise((r) => requestAnimationFrame(() => setTimeout(r, 0)));
+      const app = window.bandPanel;
       const t0 = performance.now();
       window.postMessage(window.__msg, '*');
       while (!(app.lastRenderMs > t0)) await new Promise((r) => setTimeout(r, 0));
       const script = app.lastRenderMs - t0;
       await frame();
-      const rendered = performance.now() - t0;
-      const rows = document.querySelectorAll('.vt-body .vt-row').length;
-      // A threshold move: re-classify 30,000 rows and redraw bars, histogram, table and scatter.
+      return { script, rendered: performance.now() - t0, rows: document.querySelectorAll('.vt-body .vt-row').length, steps: { ...app.timings } };
+    });
+    const renderedCpu = cpuMs(browserPid) - cpu0;
+    cpu0 = cpuMs(browserPid);
+    // A threshold move: re-classify 30,000 rows and redraw bars, histogram, table and scatter.
+    const threshold = await page.evaluate(async () => {
+      const frame = () => new Promise((r) => requestAnimationFrame(() => setTimeout(r, 0)));
       const t1 = performance.now();
-      app.setThresholds({ low: 0.25, high: 0.75 });
+      window.bandPanel.setThresholds({ low: 0.25, high: 0.75 });
       await frame(); await frame();
-      const threshold = performance.now() - t1;
-      // A jump to the middle of the table: only the rows in view are rendered.
+      return performance.now() - t1;
+    });
+    const thresholdCpu = cpuMs(browserPid) - cpu0;
+    // A jump to the middle of the table: only the rows in view are rendered.
+    const scroll = await page.evaluate(async () => {
+      const frame = () => new Promise((r) => requestAnimationFrame(() => setTimeout(r, 0)));
       const vp = document.querySelector('.vt-viewport');
       const t2 = performance.now();
       vp.scrollTop = vp.scrollHeight / 2;
       await frame(); await frame();
-      const scroll = performance.now() - t2;
-      return { script, rendered, threshold, scroll, rows, steps: { ...app.timings } };
+      return performance.now() - t2;
     });
+    const m = { ...first, renderedCpu, threshold, thresholdCpu, scroll };
     if (errors.length) throw new Error(`page errors: ${errors.join('; ')}`);
     results.push(m);
     if (o.shots && i === 0) { fs.mkdirSync(o.shots, { recursive: true }); await page.screenshot({ path: path.join(o.shots, 'panel-bench-10k.png'), fullPage: true }); }
@@ -155,18 +188,20 @@ const load = os.loadavg().map((x) => x.toFixed(1)).join(' / ');
 const section = `## Panel
 
 Measured ${new Date().toISOString().slice(0, 10)} on ${os.cpus().length} × ${cpu} (shared with the team's other jobs: load average ${load} at the end), ${Math.round(os.totalmem() / 2 ** 30)} GiB, ${chromiumVersion} headless (--disable-gpu), Node ${process.version}.
-Command: \`node scripts/build.mjs && node bench/panel.mjs\` (${TASKS.toLocaleString('en')} tasks × ${MODELS} models, ${RUNS} runs, fresh page each; data generated in ${genMs} ms, message ${(json.length / 2 ** 20).toFixed(1)} MiB as JSON in the wire form, ${(plainBytes / 2 ** 20).toFixed(1)} MiB as a plain BandReport).
+Command: \`node scripts/build.mjs && ${os.getPriority() < 0 ? `nice -n ${os.getPriority()} ` : ''}node bench/panel.mjs --write\` (${TASKS.toLocaleString('en')} tasks × ${MODELS} models, ${RUNS} runs, fresh page each; data generated in ${genMs} ms, message ${(json.length / 2 ** 20).toFixed(1)} MiB as JSON in the wire form, ${(plainBytes / 2 ** 20).toFixed(1)} MiB as a plain BandReport).
 
 | measure (ms) | median | max |
 |---|---:|---:|
 | data message → panel rendered (script done: validate, classify, bin, sort, draw) | ${f(median(pick('script')))} | ${f(Math.max(...pick('script')))} |
 | data message → next frame (incl. style, layout, paint) | ${f(median(pick('rendered')))} | ${f(Math.max(...pick('rendered')))} |
+| … the same, CPU time of chromium's processes (10 ms ticks) | ${f(median(pick('renderedCpu')))} | ${f(Math.max(...pick('renderedCpu')))} |
 | threshold moved → re-classified and redrawn (2 frames) | ${f(median(pick('threshold')))} | ${f(Math.max(...pick('threshold')))} |
+| … the same, CPU time | ${f(median(pick('thresholdCpu')))} | ${f(Math.max(...pick('thresholdCpu')))} |
 | jump-scroll to the middle of the table (2 frames) | ${f(median(pick('scroll')))} | ${f(Math.max(...pick('scroll')))} |
 
 Where the script time goes (median ms): ${Object.keys(results[0].steps).map((k) => `${k} ${f(median(results.map((r) => r.steps[k])))}`).join(' · ')}.
 
-Table rows in the DOM for ${TASKS.toLocaleString('en')} tasks: ${results[0].rows} (virtualised). Goal ≤ 300 ms: **${median(pick('rendered')) <= 300 ? 'met' : 'NOT met'}**.
+Table rows in the DOM for ${TASKS.toLocaleString('en')} tasks: ${results[0].rows} (virtualised). Goal ≤ 300 ms: wall time **${median(pick('rendered')) <= 300 ? 'met' : 'not met'}** on this shared machine, CPU time **${median(pick('renderedCpu')) <= 300 ? 'met' : 'not met'}** (median).
 
 Webview bundle (esbuild, minified, iife): **${(sizes.min / 1024).toFixed(1)} KiB** (${(sizes.gzip / 1024).toFixed(1)} KiB gzip); the development build in dist/ is ${(sizes.dev / 1024).toFixed(1)} KiB unminified. CSS ${(sizes.css / 1024).toFixed(1)} KiB (${(sizes.cssGzip / 1024).toFixed(1)} KiB gzip).
 

@@ -100,10 +100,11 @@ function writeResults(r: { overhead: { runnerMs: number; dockerRunMs: number }; 
     ...r.throughput.map((t) => `| trials per minute at concurrency ${t.concurrency} (${t.trials} trials) | **${t.perMin}** | — |`),
     `| containers left after the bench | ${r.containersLeft} | 0 |`,
     '',
-    'The runner makes about nine engine calls per trial (create, start, harness folders, tests in, exec create/start/inspect,',
-    'reward archive out, remove) against five for `docker run --rm`; under this machine\'s load every call costs 100–200 ms,',
-    'so the ratio misses its goal here. Next steps: create the harness folders with the tests archive when the agent never',
-    'execs, and read the exit status from the exec stream instead of a separate inspect.',
+    'Each runner trial makes eight engine calls (create, start, tests and harness folders in, exec create/start/inspect,',
+    'reward archive out, remove; the image check is cached for the run) against about five for `docker run --rm` plus the',
+    'CLI\'s own start-up. On this machine, loaded by the rest of the team, each call costs 100–200 ms, so the ratio misses',
+    'its goal; RUNTIME-NOTES measured create+start+exec+remove at 0.77 of `docker run --rm` on an idle machine. Next step:',
+    'read the exit status from the exec stream instead of a separate inspect.',
     '<!-- sandbox:end -->',
   ].join('\n');
   const re = /<!-- sandbox:begin -->[\s\S]*?<!-- sandbox:end -->/;

@@ -183,11 +183,17 @@ export class BandApp {
       + (missing ? `<p class="note">${missing} task${missing === 1 ? '' : 's'} without a valid attempt are not shown.</p>` : '');
   }
 
-  private renderTable(resetScroll: boolean): void {
+  /** Display order of the table; kept across threshold moves when neither the sort nor a filter depends on bands. */
+  private order: { rows: readonly TaskBandRow[]; idx: number[] } | undefined;
+
+  private renderTable(resetScroll: boolean, reorder = true): void {
     const m = this.selected();
     const rows = m?.source.tasks ?? [];
     const bands = m?.bands ?? [];
-    const order = queryRows(rows, bands, { sort: this.ui.sort, filter: this.ui.filter, bands: [...this.ui.bands], ...(this.ui.only ? { only: this.ui.only.ids } : {}) });
+    const keep = !reorder && this.order?.rows === rows;
+    const order = keep ? this.order!.idx
+      : queryRows(rows, bands, { sort: this.ui.sort, filter: this.ui.filter, bands: [...this.ui.bands], ...(this.ui.only ? { only: this.ui.only.ids } : {}) });
+    this.order = { rows, idx: order };
     this.table.setSort(this.ui.sort.column, this.ui.sort.dir);
     this.table.setData(rows, bands, order, this.view?.k ?? 2, resetScroll);
     $('table-count').textContent = `${order.length} of ${rows.length}`;
@@ -209,7 +215,7 @@ export class BandApp {
     const width = this.widthOf('scatter', 360);
     $('scatter').innerHTML = scatterSvg(p.points, width, A.key, B.key);
     const extra = p.onlyA || p.onlyB ? ` (${p.onlyA} only in A, ${p.onlyB} only in B)` : '';
-    $('cmp-summary').innerHTML = `<b class="differs-text">${p.differing}</b> of ${p.tasks.length} shared tasks change band${extra}. Highlighted bubbles hold them; click one to list its tasks.`;
+    $('cmp-summary').innerHTML = `<b class="differs-text">${p.differing}</b> of ${p.paired} shared tasks change band${extra}. Highlighted bubbles hold them; click one to list its tasks.`;
   }
 
   private renderTrend(): void {
@@ -341,10 +347,12 @@ export class BandApp {
     this.ui.thresholds = t;
     this.view = buildReportView(this.data.report, t);
     this.renderThresholdInputs();
+    // Re-sorting 10,000 rows is only needed when the order depends on the bands that just changed.
+    const reorder = this.ui.sort.column === 'band' || this.ui.bands.size > 0;
     this.schedule(() => {
       this.renderModels();
       this.renderHistogram();
-      this.renderTable(false);
+      this.renderTable(false, reorder);
       this.renderCompare();
     });
     this.saveSoon();

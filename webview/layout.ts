@@ -31,10 +31,12 @@ export const LAYOUT = `
       <vscode-textfield id="filter" placeholder="Filter by id or path" aria-label="filter tasks by id or path"></vscode-textfield>
       <button class="chip only" id="only" hidden title="clear the selection made in the scatter"></button>
       <span class="spacer"></span>
-      <label for="export-band" class="export-label">Export</label>
-      <vscode-single-select id="export-band" aria-label="band to export"></vscode-single-select>
-      <vscode-button id="export-json" title="save the tasks of this band as JSON">JSON</vscode-button>
-      <vscode-button id="export-text" secondary title="save the task paths of this band, one per line">Paths</vscode-button>
+      <span class="export-group" role="group" aria-label="export the tasks of a band">
+        <label for="export-band" class="export-label">Export</label>
+        <vscode-single-select id="export-band" aria-label="band to export"></vscode-single-select>
+        <vscode-button id="export-json" title="save the tasks of this band as JSON">JSON</vscode-button>
+        <vscode-button id="export-text" secondary title="save the task paths of this band, one per line">Paths</vscode-button>
+      </span>
     </div>
     <div id="table"></div>
   </section>

@@ -124,5 +124,7 @@ describe('Audit diagnostics and quick fixes', () => {
     assert.equal(totals.tasks, a.taskExplorer.taskIds().length);
     assert.ok(totals.errors >= 1, 'the documented defects include at least one error');
     assert.ok(ours(uri).some((d) => codeOf(d) === RULE), 'pinned diagnostics on a file that is not open');
+    await vscode.commands.executeCommand('taskwright.audit.clear');
+    assert.equal(ours(uri).length, 0, 'Clear drops them again (the file is not open)');
   });
 });

@@ -76,6 +76,15 @@ describe('Task Explorer', () => {
     }
   });
 
+  it('opens a Harbor task.toml as TOML (the extension contributes the language)', async () => {
+    await api();
+    const onDisk = tasksOnDisk(workspaceDir());
+    const harbor = [...onDisk].find(([, f]) => f === 'harbor')?.[0];
+    assert.ok(harbor, 'an example Harbor task');
+    const doc = await vscode.workspace.openTextDocument(vscode.Uri.file(path.join(workspaceDir(), 'tasks', harbor, 'task.toml')));
+    assert.equal(doc.languageId, 'toml');
+  });
+
   it('narrows by format, by text and by difficulty, and clears', async () => {
     const a = await api();
     const onDisk = tasksOnDisk(workspaceDir());

@@ -17,9 +17,18 @@ export interface ScriptedServer {
   /** Base URL to give the client (`http://127.0.0.1:PORT`). */
   readonly url: string;
   readonly requests: RecordedRequest[];
-  /** Message Batches created on this server, by id (each request's params went through the script). */
-  readonly batches: Map<string, { readonly requests: readonly { readonly custom_id: string; readonly params: Record<string, unknown> }[]; polls: number; canceled: boolean }>;
   close(): Promise<void>;
+}
+
+export interface BatchState {
+  readonly requests: readonly { readonly custom_id: string; readonly params: Record<string, unknown> }[];
+  polls: number;
+  canceled: boolean;
+}
+
+export interface AnthropicScriptedServer extends ScriptedServer {
+  /** Message Batches created on this server, by id (each request's params go through the script). */
+  readonly batches: Map<string, BatchState>;
 }
 
 const ERROR_TYPES: Readonly<Record<number, string>> = {
@@ -101,8 +110,6 @@ function writeJson(res: http.ServerResponse, model: string, r: Extract<ScriptedR
   res.end(JSON.stringify(messageOf(model, r)));
 }
 
-type BatchState = ScriptedServer['batches'] extends Map<string, infer V> ? V : never;
-
 /** The batch object as `retrieve` returns it; `results_url` only once it has ended. */
 function batchObject(baseUrl: string, batchId: string, b: BatchState, ended: boolean): Record<string, unknown> {
   const n = b.requests.length;
@@ -120,9 +127,9 @@ function batchObject(baseUrl: string, batchId: string, b: BatchState, ended: boo
  * (Bearer or x-api-key) and `anthropic-version`, answers JSON or SSE as the request asks, and returns
  * the API's error shapes (429 with retry-after, 529 overloaded) or drops the connection when scripted.
  */
-export async function startAnthropicServer(options: AnthropicServerOptions): Promise<ScriptedServer> {
+export async function startAnthropicServer(options: AnthropicServerOptions): Promise<AnthropicScriptedServer> {
   const requests: RecordedRequest[] = [];
-  const batches: ScriptedServer['batches'] = new Map();
+  const batches = new Map<string, BatchState>();
   const auth = options.auth ?? 'either';
   const version = options.version ?? '2026-10-21';
   let baseUrl = '';
@@ -142,7 +149,7 @@ export async function startAnthropicServer(options: AnthropicServerOptions): Pro
       } catch {
         return sendError(res, 400, 'request body is not JSON');
       }
-      const rec: RecordedRequest = { method: req.method, path: req.url, headers: req.headers, body, index: requests.length };
+      const rec: RecordedRequest = { method: req.method, path: req.url ?? route, headers: req.headers, body, index: requests.length };
       requests.push(rec);
       if (!authOk) return sendError(res, 401, 'invalid x-api-key');
       if (req.headers['anthropic-version'] !== version) return sendError(res, 400, `anthropic-version must be ${version} (got ${String(req.headers['anthropic-version'])})`);
@@ -173,7 +180,8 @@ export async function startAnthropicServer(options: AnthropicServerOptions): Pro
     if (req.headers['anthropic-version'] !== version) return sendError(res, 400, `anthropic-version must be ${version} (got ${String(req.headers['anthropic-version'])})`);
     const m = /^\/v1\/messages\/batches(?:\/([^/]+))?(?:\/(results|cancel))?$/.exec(route);
     if (!m) return sendError(res, 404, `no route ${req.method} ${req.url}`);
-    const [, batchId, action] = m;
+    const batchId = m[1];
+    const action = m[2];
     if (!batchId) {
       if (req.method !== 'POST' || !Array.isArray(body.requests) || !body.requests.length) return sendError(res, 400, 'requests: a non-empty list is required');
       const newId = id('msgbatch');
@@ -184,7 +192,7 @@ export async function startAnthropicServer(options: AnthropicServerOptions): Pro
     }
     const b = batches.get(batchId);
     if (!b) return sendError(res, 404, `no batch ${batchId}`);
-    const ended = b.polls >= (options.batchPolls ?? 1);
+    const ended = b.polls > (options.batchPolls ?? 1);
     if (action === 'cancel' && req.method === 'POST') {
       b.canceled = true;
       res.writeHead(200, { 'content-type': 'application/json', 'request-id': id('req') });
@@ -195,7 +203,7 @@ export async function startAnthropicServer(options: AnthropicServerOptions): Pro
       res.writeHead(200, { 'content-type': 'application/binary', 'request-id': id('req') });
       const lines = b.requests.map((r) => {
         if (b.canceled) return { custom_id: r.custom_id, result: { type: 'canceled' } };
-        const rec: RecordedRequest = { method: 'POST', path: '/v1/messages', headers: req.headers, body: r.params, index: requests.length };
+        const rec: RecordedRequest = { method: 'BATCH', path: `${route}#${r.custom_id}`, headers: req.headers, body: r.params, index: requests.length };
         requests.push(rec);
         const reply = options.script(rec);
         if (reply.kind !== 'turn') return { custom_id: r.custom_id, result: { type: 'errored', error: { type: 'error', error: { type: ERROR_TYPES[reply.kind === 'error' ? reply.status : 500] ?? 'api_error', message: 'scripted failure' }, request_id: null } } };
@@ -205,9 +213,9 @@ export async function startAnthropicServer(options: AnthropicServerOptions): Pro
       return void res.end(lines.reverse().map((l) => JSON.stringify(l)).join('\n') + '\n');
     }
     if (!action && req.method === 'GET') {
-      if (!ended) b.polls++;
+      b.polls++;
       res.writeHead(200, { 'content-type': 'application/json', 'request-id': id('req') });
-      return void res.end(JSON.stringify(batchObject(baseUrl, batchId, b, b.polls > (options.batchPolls ?? 1) - 1 && ended)));
+      return void res.end(JSON.stringify(batchObject(baseUrl, batchId, b, b.polls > (options.batchPolls ?? 1))));
     }
     return sendError(res, 404, `no route ${req.method} ${req.url}`);
   }

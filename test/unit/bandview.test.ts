@@ -104,6 +104,14 @@ void describe('band view: table sorting and filtering', () => {
   void it('sorts by band in band order', () => {
     assert.deepEqual(ids(queryRows(rows, bands, { sort: { column: 'band', dir: 'asc' }, filter: '' })), ['task-2', 'task-10', 'task-1', 'other']);
   });
+  void it('keeps rows that arrive in id order without re-sorting, and sorts rows that do not', () => {
+    const sorted = [row('a-1', 2, 1), row('a-2', 2, 1), row('a-10', 2, 1), row('B-3', 2, 1)];
+    const b4: Band[] = ['in-band', 'in-band', 'in-band', 'in-band'];
+    assert.deepEqual(queryRows(sorted, b4, { sort: { column: 'id', dir: 'asc' }, filter: '' }), [0, 1, 2, 3]);
+    assert.deepEqual(queryRows(sorted, b4, { sort: { column: 'id', dir: 'desc' }, filter: '' }), [3, 2, 1, 0]);
+    const shuffled = [sorted[2]!, sorted[0]!, sorted[3]!, sorted[1]!];
+    assert.deepEqual(queryRows(shuffled, b4, { sort: { column: 'id', dir: 'asc' }, filter: '' }).map((i) => shuffled[i]!.id), ['a-1', 'a-2', 'a-10', 'B-3']);
+  });
   void it('filters by words in id or path, by band and by a picked set', () => {
     assert.deepEqual(ids(queryRows(rows, bands, { sort: { column: 'id', dir: 'asc' }, filter: 'TASK 1' })), ['task-1', 'task-10']);
     assert.deepEqual(ids(queryRows(rows, bands, { sort: { column: 'id', dir: 'asc' }, filter: '', bands: ['too-hard', 'too-easy'] })), ['task-1', 'task-2']);
@@ -131,7 +139,7 @@ void describe('band view: model vs model', () => {
     const B = model('b', [row('x', 2, 1), row('y', 2, 1), row('z', 2, 1), row('only-b', 2, 2, { band: 'too-easy' })]);
     const t = { low: 0, high: 1 };
     const p = pairModels(classifyModel('a', A, 2, t, t), classifyModel('b', B, 2, t, t));
-    assert.equal(p.tasks.length, 3);
+    assert.equal(p.paired, 3);
     assert.equal(p.differing, 1);
     assert.deepEqual([p.onlyA, p.onlyB], [1, 1]);
     const mid = p.points.find((q) => q.a === 0.5 && q.b === 0.5)!;

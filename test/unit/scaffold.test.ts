@@ -3,6 +3,7 @@ import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { after, describe, it } from 'node:test';
+import { auditTask } from '../../src/core/audit/index';
 import { loadTask } from '../../src/core/loader/index';
 import type { TaskFormat } from '../../src/core/model/task';
 import { createTask, scaffoldFiles, taskIdProblem } from '../../src/core/scaffold/index';
@@ -35,6 +36,12 @@ void describe('scaffold: New Task templates', () => {
       assert.ok(task.solution.file, 'the reference solution is found');
       assert.ok(task.environment.dockerfile, 'the Dockerfile is found');
       assert.ok(task.files.includes(task.verifier.entry), `the verifier entry ${task.verifier.entry} exists`);
+    });
+
+    void it(`${format}: the starter task passes the static audit (no error or warning)`, async () => {
+      const task = await loadTask(await createTask(await tempDir(), { format, id: 'audited' }));
+      const findings = await auditTask(task, { ignoreConfigFiles: true });
+      assert.deepEqual(findings.filter((f) => f.severity !== 'info').map((f) => `${f.rule} ${f.file ?? ''}`), []);
     });
 
     void it(`makes the ${format} task's scripts executable and nothing else`, async () => {

@@ -99,7 +99,8 @@ async function finish(exitCode, why = 'interrupted') {
   if (exitCode !== 0 && server) {
     try { fs.mkdirSync(shotsDir, { recursive: true }); fs.copyFileSync(server.log, path.join(shotsDir, 'code-server.log')); } catch { /* no log */ }
   }
-  if (opt.keep) log(`kept ${runDir}`); else fs.rmSync(runDir, { recursive: true, force: true });
+  if (opt.keep) log(`kept ${runDir}`);
+  else try { fs.rmSync(runDir, { recursive: true, force: true, maxRetries: 5 }); } catch (e) { log(`could not remove ${runDir}: ${e.message}`); }
   const passed = results.filter((r) => r.ok).length;
   const failed = results.length - passed;
   console.log('');

@@ -71,7 +71,8 @@ async function finish(code, why) {
   }
   try { await browser?.close(); } catch { /* already closed */ }
   await server?.stop();
-  if (opt.keep) log(`kept ${runDir}`); else fs.rmSync(runDir, { recursive: true, force: true });
+  if (opt.keep) log(`kept ${runDir}`);
+  else try { fs.rmSync(runDir, { recursive: true, force: true, maxRetries: 5 }); } catch (e) { log(`could not remove ${runDir}: ${e.message}`); }
   console.log(`${passed} passed, ${failed} failed`);
   process.exit(code);
 }

@@ -4,7 +4,7 @@ import { BAND_LABELS } from '../../src/core/bandview/classify';
 import type { HistogramBin } from '../../src/core/bandview/histogram';
 import { esc, n, svg, unitTicksX } from './svg';
 
-const H = 190, PAD = { l: 40, r: 12, t: 22, b: 26 };
+const H = 200, PAD = { l: 40, r: 12, t: 34, b: 26 };
 
 /** Success-rate histogram stacked by band, with the zones and the two threshold lines drawn on it. */
 export function histogramSvg(bins: readonly HistogramBin[], max: number, t: BandThresholds, width: number, label: string): string {
@@ -31,13 +31,13 @@ export function histogramSvg(bins: readonly HistogramBin[], max: number, t: Band
   body += `<text class="tick" x="${PAD.l - 6}" y="${n(y(max) + 4)}" text-anchor="end">${max}</text>`;
   body += `<text class="tick" x="${PAD.l - 6}" y="${n(y(0))}" text-anchor="end">0</text>`;
   for (const [v, name] of [[t.low, 'low'], [t.high, 'high']] as const) {
-    body += `<line class="threshold" x1="${n(x(v))}" x2="${n(x(v))}" y1="${PAD.t - 6}" y2="${H - PAD.b}"/>`;
+    body += `<line class="threshold" x1="${n(x(v))}" x2="${n(x(v))}" y1="${PAD.t - 14}" y2="${H - PAD.b}"/>`;
     const anchor = v < 0.1 ? 'start' : v > 0.9 ? 'end' : 'middle';
-    body += `<text class="threshold-label" x="${n(x(v))}" y="${PAD.t - 9}" text-anchor="${anchor}">${esc(name)} ${Math.round(v * 100)}%</text>`;
+    body += `<text class="threshold-label" x="${n(x(v))}" y="${PAD.t - 18}" text-anchor="${anchor}">${esc(name)} ${Math.round(v * 100)}%</text>`;
   }
   // Wide invisible handles over the lines: drag them to move the thresholds (the sliders do the same by keyboard).
   for (const [v, name] of [[t.low, 'low'], [t.high, 'high']] as const) {
-    body += `<rect class="threshold-handle" data-threshold="${name}" x="${n(x(v) - 7)}" y="${PAD.t - 6}" width="14" height="${H - PAD.b - PAD.t + 6}"><title>drag to move the ${name} threshold</title></rect>`;
+    body += `<rect class="threshold-handle" data-threshold="${name}" x="${n(x(v) - 7)}" y="${PAD.t - 30}" width="14" height="${H - PAD.b - PAD.t + 30}"><title>drag to move the ${name} threshold</title></rect>`;
   }
   return svg(w, H, label, body, 'histogram').replace('<svg ', `<svg data-x0="${n(x(0))}" data-x1="${n(x(1))}" data-w="${n(w)}" `);
 }

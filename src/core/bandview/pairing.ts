@@ -1,15 +1,4 @@
-import type { Band } from '../band/types';
 import type { ClassifiedModel } from './classify';
-
-/** One task run by both models: its success rate under each, and whether its band differs. */
-export interface PairedTask {
-  readonly id: string;
-  readonly a: number;
-  readonly b: number;
-  readonly bandA: Band;
-  readonly bandB: Band;
-  readonly differs: boolean;
-}
 
 /** Tasks at the same (a, b) point, drawn as one bubble whose area is the count. */
 export interface ScatterPoint {
@@ -20,7 +9,8 @@ export interface ScatterPoint {
 }
 
 export interface Pairing {
-  readonly tasks: readonly PairedTask[];
+  /** Tasks both models ran with at least one valid attempt each (the scatter's tasks). */
+  readonly paired: number;
   readonly points: readonly ScatterPoint[];
   readonly differing: number;
   /** Tasks only one of the two models ran. */
@@ -37,10 +27,9 @@ export function pairModels(A: ClassifiedModel, B: ClassifiedModel, grid = 0): Pa
   const bt = B.source.tasks, at = A.source.tasks;
   const inB = new Map<string, number>();
   for (let i = 0; i < bt.length; i++) inB.set(bt[i]!.id, i);
-  const tasks: PairedTask[] = [];
   const byPoint = new Map<number, { a: number; b: number; ids: string[]; differs: number }>();
   const round = (x: number): number => (grid > 0 ? Math.round(x / grid) * grid : Math.round(x * 1e4) / 1e4);
-  let onlyA = 0, shared = 0, differing = 0;
+  let onlyA = 0, shared = 0, differing = 0, paired = 0;
   for (let ia = 0; ia < at.length; ia++) {
     const ta = at[ia]!;
     const ib = inB.get(ta.id);
@@ -48,10 +37,9 @@ export function pairModels(A: ClassifiedModel, B: ClassifiedModel, grid = 0): Pa
     shared++;
     const tb = bt[ib]!;
     if (ta.attempts === 0 || tb.attempts === 0) continue;
-    const bandA = A.bands[ia]!, bandB = B.bands[ib]!;
-    const differs = bandA !== bandB;
+    const differs = A.bands[ia] !== B.bands[ib];
     const a = ta.successes / ta.attempts, b = tb.successes / tb.attempts;
-    tasks.push({ id: ta.id, a, b, bandA, bandB, differs });
+    paired++;
     if (differs) differing++;
     // Numeric keys: rates are rounded to 1e-4, so a*1e4 and b*1e4 are small integers.
     const ra = round(a), rb = round(b);
@@ -61,5 +49,5 @@ export function pairModels(A: ClassifiedModel, B: ClassifiedModel, grid = 0): Pa
     p.ids.push(ta.id);
     if (differs) p.differs++;
   }
-  return { tasks, points: [...byPoint.values()], differing, onlyA, onlyB: bt.length - shared };
+  return { paired, points: [...byPoint.values()], differing, onlyA, onlyB: bt.length - shared };
 }

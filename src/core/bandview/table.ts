@@ -43,6 +43,12 @@ function idKeys(rows: readonly TaskBandRow[]): string[] {
 
 const cmp = (a: string | number, b: string | number): number => (a < b ? -1 : a > b ? 1 : 0);
 
+/** True when the rows at `idx` are already in natural id order. */
+function inIdOrder(keys: readonly string[], idx: readonly number[]): boolean {
+  for (let j = 1; j < idx.length; j++) if (keys[idx[j - 1]!]! > keys[idx[j]!]!) return false;
+  return true;
+}
+
 /**
  * Indices of `rows` that pass the query, in display order. Sorting is stable (ties keep the id order)
  * and missing values (null pass@k of a task without valid attempts) go last in either direction.
@@ -62,8 +68,11 @@ export function queryRows(rows: readonly TaskBandRow[], bands: readonly Band[], 
     }
     idx.push(i);
   }
-  const ids = idKeys(rows);
   const sign = q.sort.dir === 'asc' ? 1 : -1;
+  // Reports come sorted by id (taskwright band orders rows naturally): one pass confirms it and saves
+  // the sort — and the natural keys — on the panel's first render.
+  if (q.sort.column === 'id' && inIdOrder(rows, idx)) return sign === 1 ? idx : idx.reverse();
+  const ids = idKeys(rows);
   if (q.sort.column === 'id') {
     idx.sort((a, b) => sign * cmp(ids[a]!, ids[b]!) || a - b);
     return idx;

@@ -8,7 +8,7 @@ import { parseDraft } from './layout';
 import { Conversation, type MetaTurn } from './metaAgent';
 import { requestPrompt } from './prompt';
 import { buildReport, type YieldReport } from './report';
-import { acceptInto, newGenerateRunId, newStagingDir, removeStaging, writeDraft, writeRejected } from './staging';
+import { acceptInto, newGenerateRunId, newStagingDir, pruneEmptyStaging, removeStaging, writeDraft, writeRejected } from './staging';
 import { addUsage, ZERO_USAGE, type GateFailure, type GateProgress, type GenerateRequest, type ProgressEvent, type TaskAttempt, type TaskDraft, type Usage } from './types';
 
 /** What the pipeline needs of the meta-agent (MetaAgent; tests may pass their own). */
@@ -189,5 +189,6 @@ export async function generateTasks(req: GenerateRequest, deps: GenerateDeps): P
       if (isAuthError(e)) stopAll = message;
     }
   }
+  pruneEmptyStaging(req.outDir, runId);
   return buildReport(req, attempts, deps.relativeTo);
 }

@@ -89,3 +89,16 @@ export function newGenerateRunId(now = new Date()): string {
 export function removeStaging(dir: string): void {
   fs.rmSync(dir, { recursive: true, force: true });
 }
+
+/** Removes this run's staging folders when nothing was kept (all accepted or cancelled); the output folder itself stays. */
+export function pruneEmptyStaging(outDir: string, runId: string): void {
+  const chain = [path.join(stagingRoot(outDir), runId), stagingRoot(outDir), path.join(outDir, '.taskwright')];
+  for (const dir of chain) {
+    try {
+      if (fs.readdirSync(dir).length) return;
+      fs.rmdirSync(dir);
+    } catch {
+      return;
+    }
+  }
+}

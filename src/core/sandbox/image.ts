@@ -41,6 +41,8 @@ function taskFile(task: Task, rel: string): string {
  */
 export class ImageCache {
   private readonly inflight = new Map<string, Promise<TaskImage>>();
+  /** Tags confirmed present during this cache's life (one run): later trials skip the engine call. */
+  private readonly known = new Set<string>();
 
   constructor(private readonly runtime: ContainerRuntime) {}
 
@@ -113,7 +115,8 @@ export class ImageCache {
       if (!fs.existsSync(dockerfile)) throw new InfraError('build-failed', `${task.id}: Dockerfile ${path.relative(task.dir, dockerfile)} does not exist`, false);
       const ctx = readBuildContext(contextDir, dockerfile);
       const ref = `${imageRepo(task.id)}:${ctx.hash.slice(0, 16)}`;
-      if (await this.runtime.imageExists(ref)) {
+      if (this.known.has(ref) || (await this.runtime.imageExists(ref))) {
+        this.known.add(ref);
         log(`image ${ref} is up to date (build context unchanged: no rebuild)\n`);
         return { ref, built: false, source, buildSec: 0, env: composeEnv, workdir, notes };
       }
@@ -131,6 +134,7 @@ export class ImageCache {
         }
         throw e;
       }
+      this.known.add(ref);
       const buildSec = (Date.now() - started) / 1000;
       log(`built ${ref} in ${buildSec.toFixed(1)} s\n`);
       return { ref, built: true, source, buildSec, env: composeEnv, workdir, notes };

@@ -1,5 +1,6 @@
 import type { Ctx } from '../context';
 import { auditWorkspace } from './auditWorkspace';
+import { clearDiagnostics } from './clearDiagnostics';
 import { clearFilter } from './clearFilter';
 import { registerCommand, type CommandSpec } from './command';
 import { filterTasks } from './filterTasks';
@@ -26,6 +27,7 @@ export const COMMANDS: readonly CommandSpec[] = [
   revealTask,
   revealTaskFolder,
   auditWorkspace,
+  clearDiagnostics,
   openBandPanel,
   validateTask, validateAll, rerunTask, openTrialLogs, showSandboxLog,
   ...BAND_COMMANDS,

@@ -88,6 +88,16 @@ export class AuditService implements vscode.Disposable {
     return this.track(this.run(taskDir, options.signal));
   }
 
+  /**
+   * Forgets what "Audit Workspace" pinned and drops the diagnostics of tasks with no open file
+   * (the explorer's status icons stay: they are cheap and always current).
+   */
+  clearPinned(): void {
+    const dirs = [...this.pinned];
+    this.pinned.clear();
+    for (const dir of dirs) this.schedule(dir, 0);
+  }
+
   private debounceMs(): number {
     return Math.max(0, this.ctx.config.get('audit.debounceMs'));
   }

@@ -116,7 +116,10 @@ export async function startCodeServer({ runDir, extensionsDir, env = {}, setting
     try { process.kill(-pgid, 'SIGTERM'); } catch { return; }
     const until = Date.now() + graceMs;
     while (alive() && Date.now() < until) await new Promise((r) => setTimeout(r, 100));
-    if (alive()) killNow();
+    if (alive()) {
+      killNow();
+      for (let i = 0; i < 20 && alive(); i++) await new Promise((r) => setTimeout(r, 50));
+    }
   };
 
   const started = Date.now();

@@ -81,8 +81,11 @@ export function installOf(cmd: ShellCommand): InstallCommand | undefined {
       }
       if (x === '-p' || x === '--python') { i++; continue; }
       if (x.startsWith('-')) continue;
-      // The tool itself: `uvx pytest` resolves the newest release at run time.
-      packages.push({ name: x.split(/[=<>!~[@]/)[0] ?? x, spec: x, pinned: /==|@/.test(x), argIndex: argIndexOf(cmd, w, i) });
+      // The tool itself: `uvx pytest` resolves the newest release at run time, unless a `--with`
+      // requirement pins the same package.
+      const tool = x.split(/[=<>!~[@]/)[0] ?? x;
+      const pinnedByWith = packages.some((p) => p.name === tool && p.pinned);
+      packages.push({ name: tool, spec: x, pinned: pinnedByWith || /==|@/.test(x), argIndex: argIndexOf(cmd, w, i) });
       break;
     }
     return { manager: 'uvx', packages, fromFile: false };

@@ -43,32 +43,41 @@ function moveInstallFix(ctx: AuditContext, file: string, cmd: ShellCommand, spec
   return { title: `Install ${specs.join(' ')} in the image instead of at test time`, edits, preferred: false };
 }
 
+/** `pip install`, `python3 -m pip install`, `apt-get install`…: the words up to the verb. */
+function installLabel(cmd: ShellCommand): string {
+  const w = effectiveWords(cmd);
+  const verb = w.findIndex((x) => x === 'install' || x === 'add' || x === 'i');
+  return verb > 0 ? w.slice(0, verb + 1).join(' ') : (w[0] ?? 'install');
+}
+
 export const testTimeNetworkInstall: StaticRule = {
   id: 'test-time-network-install', class: 'brittleness', severity: 'warning', fixable: true,
   title: 'The verifier installs packages or downloads files while grading',
   *check(ctx) {
     const severity = verifierHasNetwork(ctx) ? 'info' : 'warning';
     for (const { file, script } of scripts(ctx)) {
+      // One finding per script, at the first command that needs the network; the others are related.
+      const hits: { cmd: ShellCommand; what: string; pipSpecs?: string[] }[] = [];
       for (const cmd of script.commands) {
         const inst = installOf(cmd);
         if (inst && (inst.packages.length > 0 || inst.fromFile)) {
           const pinnedPip = inst.manager === 'pip' && inst.packages.length > 0 && inst.packages.every((p) => p.pinned) && !inst.fromFile;
-          const fix = pinnedPip ? moveInstallFix(ctx, file, cmd, inst.packages.map((p) => p.spec)) : undefined;
-          yield {
-            file, range: cmdRange(ctx, file, cmd), severity,
-            message: `The verifier runs \`${inst.manager} install\` at grading time: the reward then depends on the package index being reachable. Install test dependencies in the image.`,
-            ...(fix ? { fix } : {}),
-          };
+          hits.push({ cmd, what: installLabel(cmd), ...(pinnedPip ? { pipSpecs: inst.packages.map((p) => p.spec) } : {}) });
           continue;
         }
         const dl = downloadOf(cmd);
-        if (dl) {
-          yield {
-            file, range: cmdRange(ctx, file, cmd), severity,
-            message: `The verifier ${dl.kind === 'clone' ? 'clones' : 'downloads'} ${dl.url} at grading time: an outage or rate limit turns into reward 0.`,
-          };
-        }
+        if (dl) hits.push({ cmd, what: `${dl.kind === 'clone' ? 'git clone' : effectiveWords(cmd)[0] ?? 'download'} ${dl.url}` });
       }
+      const first = hits[0];
+      if (!first) continue;
+      const fix = hits.length === 1 && first.pipSpecs ? moveInstallFix(ctx, file, first.cmd, first.pipSpecs) : undefined;
+      const more = hits.length > 1 ? ` (and ${hits.length - 1} more command${hits.length > 2 ? 's' : ''} that need the network)` : '';
+      yield {
+        file, range: cmdRange(ctx, file, first.cmd), severity,
+        message: `The verifier runs \`${first.what}\` at grading time${more}: the reward then depends on package indexes and hosts being reachable. Install what the tests need in the image.`,
+        ...(hits.length > 1 ? { related: hits.slice(1).map((h) => ({ file, range: cmdRange(ctx, file, h.cmd), message: `also needs the network: ${h.what}` })) } : {}),
+        ...(fix ? { fix } : {}),
+      };
     }
   },
 };
