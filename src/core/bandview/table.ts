@@ -69,10 +69,10 @@ export function queryRows(rows: readonly TaskBandRow[], bands: readonly Band[], 
     idx.push(i);
   }
   const sign = q.sort.dir === 'asc' ? 1 : -1;
-  // Reports come sorted by id (taskwright band orders rows naturally): one pass confirms it and saves
-  // the sort — and the natural keys — on the panel's first render.
-  if (q.sort.column === 'id' && inIdOrder(rows, idx)) return sign === 1 ? idx : idx.reverse();
   const ids = idKeys(rows);
+  // Reports come sorted by id (taskwright band orders rows naturally): one pass confirms it and saves
+  // the sort on the panel's first render.
+  if (q.sort.column === 'id' && inIdOrder(ids, idx)) return sign === 1 ? idx : idx.reverse();
   if (q.sort.column === 'id') {
     idx.sort((a, b) => sign * cmp(ids[a]!, ids[b]!) || a - b);
     return idx;

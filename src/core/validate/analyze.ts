@@ -83,10 +83,12 @@ export function analyzeTask(t: TaskTrials): TaskValidation {
   const nopScored = nopV.filter(scored);
   if (!nopV.length) checks.push({ name: 'nop', status: 'error', runs: 0, detail: `no nop trial gave a verdict${infraSummary(t.nop)}` });
   else if (nopScored.length) {
-    checks.push({ name: 'nop', status: 'fail', runs: nopV.length, detail: `${nopScored.length}/${nopV.length} nop trials scored > 0 (${outcomes(nopV)})${infraSummary(t.nop)}` });
+    const nopSkips = Math.max(0, ...nopScored.map((r) => r.countedSkips ?? 0));
+    const why = nopSkips ? `; ${nopSkips} skipped test(s) counted as passed by TB1's parser` : '';
+    checks.push({ name: 'nop', status: 'fail', runs: nopV.length, detail: `${nopScored.length}/${nopV.length} nop trials scored > 0 (${outcomes(nopV)})${why}${infraSummary(t.nop)}` });
     findings.push({
       rule: 'nop-passes', class: 'misalignment', severity: 'error', file: testsFile,
-      message: `The verifier gives reward without a solution: ${nopScored.length} of ${nopV.length} runs of an agent that does nothing scored ${nopScored.map((r) => r.reward).join(', ')}.`,
+      message: `The verifier gives reward without a solution: ${nopScored.length} of ${nopV.length} runs of an agent that does nothing scored ${nopScored.map((r) => r.reward).join(', ')}${why}.`,
     });
   } else checks.push({ name: 'nop', status: 'pass', runs: nopV.length, detail: `${nopV.length}/${nopV.length} nop trials scored 0${infraSummary(t.nop)}` });
 
