@@ -21,7 +21,7 @@ function slotOf(req: RecordedRequest): number {
   return Number(/Write task (\d+) of/.exec(String(first))?.[1] ?? 0);
 }
 
-describe('taskwright generate (integration)', () => {
+void describe('taskwright generate (integration)', () => {
   before(async () => {
     workspace = fs.mkdtempSync(path.join(os.tmpdir(), 'tw-gen-int-'));
     // Task 1 is good at once; task 2's reference solution is wrong until the feedback comes back.
@@ -38,7 +38,7 @@ describe('taskwright generate (integration)', () => {
     fs.rmSync(workspace, { recursive: true, force: true });
   });
 
-  it('accepts a good task, repairs one whose oracle fails in Docker, and reports the yield (integration)', async () => {
+  void it('accepts a good task, repairs one whose oracle fails in Docker, and reports the yield (integration)', async () => {
     const out: string[] = [];
     const err: string[] = [];
     const code = await main(['generate', '--topic', 'integer arithmetic on text files', '--count', '2', '--out', 'tasks', '--rounds', '2',

@@ -66,15 +66,15 @@ function request(outDir: string, over: Partial<GenerateRequest> = {}): GenerateR
   return { topic: 'text processing with coreutils', count: 1, format: 'harbor', difficulty: 'easy', outDir, model: 'claude-sonnet-4-5', rounds: 3, ...over };
 }
 
-describe('generate: the model output schema and path safety', () => {
-  it('accepts a complete Harbor draft and sorts its files', () => {
+void describe('generate: the model output schema and path safety', () => {
+  void it('accepts a complete Harbor draft and sorts its files', () => {
     const r = parseDraft(goodDraft(), 'harbor');
     assert.deepEqual(r.problems, []);
     assert.equal(r.draft?.id, 'sum-numbers');
     assert.ok(REQUIRED_FILES.harbor.every((p) => r.draft?.files.some((f) => f.path === p)));
   });
 
-  it('lists every problem of a bad draft at once', () => {
+  void it('lists every problem of a bad draft at once', () => {
     const bad = { id: 'Bad Id', summary: 's', files: [
       { path: '/etc/passwd', content: '' }, { path: 'tests/../../x', content: '' }, { path: 'tests\\a.py', content: '' },
       { path: 'src/main.py', content: '' }, { path: 'tests/test.sh', content: 'a' }, { path: 'tests/test.sh', content: 'b' },
@@ -88,12 +88,12 @@ describe('generate: the model output schema and path safety', () => {
       'files[8] needs a string path', "required file 'instruction.md' is missing"]) assert.ok(text.includes(needle), `missing: ${needle}\n${text}`);
   });
 
-  it('rejects inputs that are not objects or have no file list', () => {
+  void it('rejects inputs that are not objects or have no file list', () => {
     assert.deepEqual(parseDraft('text', 'tb1').problems, ['the submit_task input is not an object']);
     assert.ok(parseDraft({ id: 'abc', summary: '' }, 'tb1').problems.includes('files must be a list of {path, content}'));
   });
 
-  it('keeps each format to its own layout', () => {
+  void it('keeps each format to its own layout', () => {
     const cases: [string, 'harbor' | 'tb1', boolean][] = [
       ['environment/data/a.csv', 'harbor', true], ['solution/solve.sh', 'harbor', true], ['Dockerfile', 'harbor', false],
       ['run-tests.sh', 'tb1', true], ['data/input.txt', 'tb1', true], ['environment/Dockerfile', 'tb1', false], ['instruction.md', 'tb1', false],
@@ -102,7 +102,7 @@ describe('generate: the model output schema and path safety', () => {
     for (const [p, format, ok] of cases) assert.equal(pathProblem(p, format) === undefined, ok, `${format} ${p}: ${pathProblem(p, format) ?? 'ok'}`);
   });
 
-  it('describes every required file in the tool schema', () => {
+  void it('describes every required file in the tool schema', () => {
     const tool = submitTool('tb1');
     assert.equal(tool.name, 'submit_task');
     assert.deepEqual((tool.input_schema as { required: string[] }).required, ['id', 'summary', 'files']);
@@ -110,8 +110,8 @@ describe('generate: the model output schema and path safety', () => {
   });
 });
 
-describe('generate: the system prompt', () => {
-  it('carries the audit rules from the rule table, the base image and the format contract', () => {
+void describe('generate: the system prompt', () => {
+  void it('carries the audit rules from the rule table, the base image and the format contract', () => {
     const p = systemPrompt('harbor');
     for (const r of STATIC_RULES.filter((x) => x.severity !== 'info')) assert.ok(p.includes(`${r.id}: ${r.title}`), r.id);
     assert.match(p, /debian:bookworm-slim/);
@@ -124,8 +124,8 @@ describe('generate: the system prompt', () => {
   });
 });
 
-describe('generate: feedback to the meta-agent', () => {
-  it('names the failing gate, each finding at file:line (1-based), the checks and trimmed logs', () => {
+void describe('generate: feedback to the meta-agent', () => {
+  void it('names the failing gate, each finding at file:line (1-based), the checks and trimmed logs', () => {
     const text = formatFeedback({
       gate: 'oracle', summary: '0/2 oracle trials passed',
       findings: [{ rule: 'oracle-fails', class: 'invalidity', severity: 'error', file: 'solution/solve.sh', range: range(4, 0, 4, 10), message: 'the reference solution failed' }],
@@ -139,15 +139,15 @@ describe('generate: feedback to the meta-agent', () => {
     assert.match(text, /round 2 of 3/);
   });
 
-  it('trims only long logs, keeping head and tail', () => {
+  void it('trims only long logs, keeping head and tail', () => {
     assert.equal(trimLog('short'), 'short');
     const t = trimLog(`HEAD${'-'.repeat(100)}TAIL`, 20);
     assert.ok(t.startsWith('HEAD') && t.endsWith('TAIL') && t.includes('[88 characters cut]'));
   });
 });
 
-describe('generate: gates from validation checks', () => {
-  it('maps the first failed check to its gate and progress', () => {
+void describe('generate: gates from validation checks', () => {
+  void it('maps the first failed check to its gate and progress', () => {
     assert.deepEqual(judgeValidation(outcome()).progress, { auditClean: true, built: true, oraclePasses: true, nopFails: true, stable: true });
     const oracle = judgeValidation(outcome({ oracle: 'fail' }, { oracle: 'LOG' }));
     assert.equal(oracle.failure?.gate, 'oracle');
@@ -166,8 +166,8 @@ describe('generate: gates from validation checks', () => {
   });
 });
 
-describe('generate: the yield report', () => {
-  it('counts each stage, rounds, tokens and cost', () => {
+void describe('generate: the yield report', () => {
+  void it('counts each stage, rounds, tokens and cost', () => {
     const base = { usage: { input: 100, output: 50, cacheRead: 10, cacheWrite: 5 }, costUsd: 0.01, failures: [] };
     const all = { auditClean: true, built: true, oraclePasses: true, nopFails: true, stable: true };
     const attempts: TaskAttempt[] = [
@@ -185,17 +185,17 @@ describe('generate: the yield report', () => {
     const text = renderReportText(r);
     assert.match(text, /oracle-passes +1/);
     assert.match(text, /rounds used +8/);
-    assert.match(text, /rejected  b/);
+    assert.match(text, /rejected {2}b/);
   });
 
-  it('states an unknown cost as null rather than a guess', () => {
+  void it('states an unknown cost as null rather than a guess', () => {
     const a: TaskAttempt = { slot: 1, id: 'a', outcome: 'rejected', rounds: 1, progress: { auditClean: false, built: false, oraclePasses: false, nopFails: false, stable: false }, reasons: [], usage: { input: 10, output: 1, cacheRead: 0, cacheWrite: 0 }, failures: [] };
     assert.equal(buildReport(request('/o', { model: 'my-local-model' }), [a]).costUsd, null);
   });
 });
 
-describe('generate: the pipeline against the wire-level server', () => {
-  it('repairs a task whose reference solution fails and accepts it in round 2', async () => {
+void describe('generate: the pipeline against the wire-level server', () => {
+  void it('repairs a task whose reference solution fails and accepts it in round 2', async () => {
     const out = tmp();
     const s = await server(draftsByRound([goodDraft({ 'solution/solve.sh': WRONG_SOLVE() }), goodDraft()]));
     const calls: string[] = [];
@@ -218,7 +218,7 @@ describe('generate: the pipeline against the wire-level server', () => {
     assert.equal(fs.statSync(path.join(out, 'sum-numbers/tests/test.sh')).mode & 0o111, 0o111);
   });
 
-  it('rejects a task that stays broken after K rounds, with the reasons in REJECTED.md', async () => {
+  void it('rejects a task that stays broken after K rounds, with the reasons in REJECTED.md', async () => {
     const out = tmp();
     const s = await server(draftsByRound([goodDraft({ 'tests/test.sh': BROKEN_TEST_SH() }, 'always-pays')]));
     const calls: string[] = [];
@@ -241,7 +241,7 @@ describe('generate: the pipeline against the wire-level server', () => {
     assert.ok(fs.existsSync(path.join(path.dirname(rejected), 'round-2/always-pays/tests/test.sh')), 'the last draft is kept');
   });
 
-  it('repairs a draft that breaks the schema (no tool call, unsafe path) with the problems as feedback', async () => {
+  void it('repairs a draft that breaks the schema (no tool call, unsafe path) with the problems as feedback', async () => {
     const out = tmp();
     const bad = { ...goodDraft(), files: [...goodDraft().files, { path: '../escape.sh', content: 'x' }] };
     const s = await server((req) => (req.index === 0 ? { kind: 'turn', text: 'Here is a task: …' } : req.index === 1 ? submit(bad) : submit(goodDraft())));
@@ -254,7 +254,7 @@ describe('generate: the pipeline against the wire-level server', () => {
     assert.ok(!fs.existsSync(path.join(out, '..', 'escape.sh')));
   });
 
-  it('cancels mid-stream and leaves nothing in the output folder', async () => {
+  void it('cancels mid-stream and leaves nothing in the output folder', async () => {
     const out = tmp();
     const s = await server(() => ({ ...submit(goodDraft()), stallAfterEvents: 12 }));
     const ctl = new AbortController();
@@ -271,7 +271,7 @@ describe('generate: the pipeline against the wire-level server', () => {
     assert.deepEqual(fs.readdirSync(out), []);
   });
 
-  it('retries 429 (retry-after) and 529, and sends the cached prefix, forced tool and version', async () => {
+  void it('retries 429 (retry-after) and 529, and sends the cached prefix, forced tool and version', async () => {
     const out = tmp();
     const s = await server((req) => (req.index === 0 ? { kind: 'error', status: 429, headers: { 'retry-after': '0' } } : req.index === 1 ? { kind: 'error', status: 529 } : submit(goodDraft())));
     const agent = new MetaAgent({ model: 'claude-sonnet-4-5', format: 'harbor', authToken: KEY, baseURL: s.url, maxRetries: 3 });
@@ -287,7 +287,7 @@ describe('generate: the pipeline against the wire-level server', () => {
     assert.equal((req.body.tools as { name: string }[])[0]?.name, 'submit_task');
   });
 
-  it('stops on a refused key without trying the remaining tasks', async () => {
+  void it('stops on a refused key without trying the remaining tasks', async () => {
     const out = tmp();
     const s = await server(() => submit(goodDraft()));
     const agent = new MetaAgent({ model: 'claude-sonnet-4-5', format: 'harbor', apiKey: 'sk-wrong', baseURL: s.url, maxRetries: 0 });
@@ -298,7 +298,7 @@ describe('generate: the pipeline against the wire-level server', () => {
     assert.doesNotMatch(rejected, /sk-wrong/);
   });
 
-  it('runs the first round through the Message Batches API at half price', async () => {
+  void it('runs the first round through the Message Batches API at half price', async () => {
     const out = tmp();
     let n = 0;
     const s = await server(() => submit(goodDraft({}, `sum-numbers-${++n}`)), { batchPolls: 2 });
@@ -318,5 +318,23 @@ describe('generate: the pipeline against the wire-level server', () => {
     // 2 × (2000 in + 1500 cache read at 0.1 + 800 out) at $3/$15 per M, halved.
     const each = (2000 * 3 + 1500 * 0.3 + 800 * 15) / 1e6 / 2;
     assert.ok(Math.abs((report.costUsd ?? 0) - 2 * each) < 1e-12, String(report.costUsd));
+  });
+});
+
+void describe('generate: command line', () => {
+  const io = (env: NodeJS.ProcessEnv, err: string[]) => ({ out: () => undefined, err: (t: string) => err.push(t), cwd: tmp(), env, signal: new AbortController().signal });
+
+  void it('refuses a request without a topic, a folder or a key (exit 2) and never echoes a key', async () => {
+    const { main } = await import('../../src/cli/main');
+    const err: string[] = [];
+    assert.equal(await main(['generate', '--count', '1', '--out', 'o'], io({ ANTHROPIC_API_KEY: KEY }, err)), 2);
+    assert.match(err.join('\n'), /--topic is required/);
+    assert.equal(await main(['generate', '--topic', 't', '--count', '1'], io({ ANTHROPIC_API_KEY: KEY }, err)), 2);
+    assert.match(err.join('\n'), /--out is required/);
+    assert.equal(await main(['generate', '--topic', 't', '--out', 'o', '--format', 'tb2'], io({ ANTHROPIC_API_KEY: KEY }, err)), 2);
+    assert.match(err.join('\n'), /--format takes one of harbor\|tb1/);
+    assert.equal(await main(['generate', '--topic', 't', '--out', 'o'], io({}, err)), 2);
+    assert.match(err.join('\n'), /no Anthropic key: set ANTHROPIC_API_KEY/);
+    assert.doesNotMatch(err.join('\n'), new RegExp(KEY));
   });
 });

@@ -62,6 +62,8 @@ void describe('scaffold: New Task templates', () => {
       assert.match(tests, /assert result\.stdout\.strip\(\) == str\(expected\)/);
       assert.match(solution, /cat > \/app\/wordcount\.py/);
       assert.doesNotMatch([...files.values()].join('\n'), /pip install|curl |wget |apt-get/, 'no network at build or test time');
+      const verifier = files.get(format === 'tb1' ? 'run-tests.sh' : 'tests/test.sh') ?? '';
+      assert.match(verifier, /^(if )?pytest --noconftest -c \/dev\/null -p no:cacheprovider .* -rA /m, 'pytest ignores planted conftest.py / pytest.ini');
     });
   }
 

@@ -58,13 +58,10 @@ async function loadCases() {
 
 function packageVsix() {
   const out = path.join(runDir, 'taskwright.vsix');
-  // --no-dependencies: the bundles in dist/ carry everything; --allow-missing-repository keeps vsce
-  // from prompting (CI has no stdin). `npx --no-install` never fetches vsce: it is a devDependency.
-  const args = ['--no-install', 'vsce', 'package', '--no-dependencies', '--allow-missing-repository', '-o', out];
-  // Without a `repository` in package.json vsce cannot rewrite the README's relative links and refuses;
-  // this VSIX only feeds the test, so a placeholder base keeps it packaging.
-  const manifest = JSON.parse(fs.readFileSync(path.join(REPO_ROOT, 'package.json'), 'utf8'));
-  if (!manifest.repository) args.push('--baseContentUrl', 'https://example.invalid/taskwright/', '--baseImagesUrl', 'https://example.invalid/taskwright/');
+  // --no-dependencies: the bundles in dist/ carry everything. `npx --no-install` never fetches vsce:
+  // it is a devDependency. Same flags as `npm run package`: the README's relative links stay relative (no repository URL to
+  // prepend), and --allow-missing-repository keeps vsce from prompting (CI has no stdin).
+  const args = ['--no-install', 'vsce', 'package', '--no-dependencies', '--no-rewrite-relative-links', '--allow-missing-repository', '-o', out];
   const r = spawnSync('npx', args, { cwd: REPO_ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
   if (r.status !== 0) {
     const why = `${r.stdout}\n${r.stderr}`.split('\n').map((l) => l.trim()).filter(Boolean).join(' ');

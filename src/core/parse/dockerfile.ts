@@ -72,7 +72,20 @@ function toInstruction(i: Instruction, lines: LineIndex): DockerInstruction {
   };
 }
 
+const CACHE_LIMIT = 200;
+const cache = new Map<string, ParsedDockerfile>();
+
+/** Parses a Dockerfile (cached by content: re-audits after an edit elsewhere reuse it). */
 export function parseDockerfile(text: string): ParsedDockerfile {
+  const hit = cache.get(text);
+  if (hit) return hit;
+  const parsed = parseUncached(text);
+  cache.set(text, parsed);
+  if (cache.size > CACHE_LIMIT) cache.delete(cache.keys().next().value as string);
+  return parsed;
+}
+
+function parseUncached(text: string): ParsedDockerfile {
   const lines = new LineIndex(text);
   const doc = DockerfileParser.parse(text);
   const instructions: DockerInstruction[] = [];

@@ -24,6 +24,10 @@ export interface ScaffoldFile {
  * and the reference solution passes them while an untouched environment fails them.
  */
 
+// The verifier runs the image's `pytest` (not `python3 -m pytest`, which would import a `pytest.py`
+// planted in the working directory) and ignores any conftest.py or pytest.ini outside the tests.
+const PYTEST_WHY = '--noconftest and -c /dev/null: a conftest.py or pytest.ini the agent plants cannot steer the run.';
+
 const INSTRUCTION = [
   'Write a Python script `/app/wordcount.py` that reads text from standard input and prints the',
   'number of whitespace-separated words in it, as a single integer on one line.',
@@ -109,9 +113,11 @@ function tb1Files(o: ScaffoldOptions): ScaffoldFile[] {
   const runTests = [
     '#!/bin/bash',
     '# The harness copies tests/ to $TEST_DIR and reads the verdict from pytest\'s -rA summary.',
+    `# ${PYTEST_WHY}`,
     'set -u',
     '',
-    'python3 -m pytest -rA "${TEST_DIR:-/tests}/test_outputs.py"',
+    'tests="${TEST_DIR:-/tests}"',
+    'pytest --noconftest -c /dev/null -p no:cacheprovider --rootdir="$tests" -rA "$tests/test_outputs.py"',
     '',
   ].join('\n');
   return [
@@ -151,9 +157,10 @@ function harborFiles(o: ScaffoldOptions): ScaffoldFile[] {
   const testSh = [
     '#!/bin/bash',
     '# The reward is pytest\'s verdict: 1 when every test passes, 0 otherwise.',
+    `# ${PYTEST_WHY}`,
     'mkdir -p /logs/verifier',
     '',
-    'if python3 -m pytest -rA /tests/test_outputs.py; then',
+    'if pytest --noconftest -c /dev/null -p no:cacheprovider --rootdir=/tests -rA /tests/test_outputs.py; then',
     '  echo 1 > /logs/verifier/reward.txt',
     'else',
     '  echo 0 > /logs/verifier/reward.txt',

@@ -13,6 +13,7 @@ import { registerBandPanelSerializer } from '../panel/bandPanel';
 import { openTrialLogs, rerunTask, showSandboxLog, validateAll, validateTask } from '../sandbox/commands';
 import { bandOf } from '../band/bandService';
 import { BAND_COMMANDS } from '../band/commands';
+import { GENERATE_COMMANDS } from '../generate/commands';
 
 /**
  * The one command table. Each command lives in its own file; to add one, import it here and add it
@@ -31,6 +32,7 @@ export const COMMANDS: readonly CommandSpec[] = [
   openBandPanel,
   validateTask, validateAll, rerunTask, openTrialLogs, showSandboxLog,
   ...BAND_COMMANDS,
+  ...GENERATE_COMMANDS,
 ];
 
 export function registerCommands(ctx: Ctx): void {

@@ -270,7 +270,7 @@ export const skipCountsAsPass: StaticRule = {
         if (!/^pytest\.(skip|importorskip)$/.test(name)) continue;
         const inTest = findAncestor(c, (n) => n.type === 'function_definition');
         if (!inTest) continue;
-        yield { file: tf.file, range: ctx.range(tf.file, c.start, c.end), message: `\`${name}(…)\` turns a missing module or an error into a skip, and pytest exits 0 with skips: the check silently stops counting. Fail instead.` };
+        yield { file: tf.file, range: ctx.range(tf.file, c.start, c.end), message: `\`${name}(…)\` turns a missing output, module or error into a skip, and pytest exits 0 with skips: the check silently stops counting (a null agent can pass). Fail instead.` };
       }
       for (const fn of tf.functions.filter((f) => f.isTest)) {
         const d = fn.decorators.find((x) => /^pytest\.mark\.skip(if)?\b/.test(x));

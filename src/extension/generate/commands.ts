@@ -1,0 +1,153 @@
+import * as path from 'node:path';
+import * as vscode from 'vscode';
+import { createAgent } from '../../core/agents/factory';
+import { dockerGates } from '../../core/generate/gates';
+import { MetaAgent } from '../../core/generate/metaAgent';
+import { generateTasks } from '../../core/generate/pipeline';
+import { renderReportText } from '../../core/generate/report';
+import type { GenDifficulty, GenerateRequest } from '../../core/generate/types';
+import type { TaskFormat } from '../../core/model/task';
+import { defaultResultsDir } from '../../core/results/store';
+import { DockerodeRuntime } from '../../core/sandbox/dockerRuntime';
+import { reapOrphans } from '../../core/sandbox/reaper';
+import type { CommandSpec } from '../commands/command';
+import type { Ctx } from '../context';
+
+/** SecretStorage name of the key; the same one policy agents read (`taskwright.<ENV NAME>`). */
+export const API_KEY_SECRET = 'taskwright.ANTHROPIC_API_KEY';
+const LAST_REQUEST_KEY = 'taskwright.generate.last';
+const DEFAULT_MODEL = 'claude-sonnet-4-5';
+
+/** Arguments that skip the questions (tests, keybindings). */
+export type GenerateArgs = Omit<GenerateRequest, 'batch'> & { readonly batch?: boolean; readonly runs?: number };
+
+function isGenerateArgs(a: unknown): a is GenerateArgs {
+  if (typeof a !== 'object' || a === null) return false;
+  const o = a as Record<string, unknown>;
+  return typeof o.topic === 'string' && typeof o.outDir === 'string' && typeof o.count === 'number' && (o.format === 'harbor' || o.format === 'tb1');
+}
+
+const step = (n: number): string => `Generate Tasks (${n}/6)`;
+const wholeNumber = (v: string): string | undefined => (/^[1-9]\d*$/.test(v.trim()) ? undefined : 'a whole number ≥ 1');
+
+async function askOutDir(ctx: Ctx): Promise<string | undefined> {
+  const dirs = new Set<string>(ctx.tasks.roots());
+  for (const t of ctx.tasks.all()) dirs.add(path.dirname(t.dir));
+  const browse = { label: '$(folder-opened) Browse…', dir: undefined as string | undefined };
+  const picked = await vscode.window.showQuickPick([
+    ...[...dirs].sort().map((dir) => ({ label: vscode.workspace.asRelativePath(dir, true), description: dir, dir })), browse,
+  ], { title: step(5), placeHolder: 'Folder that receives the accepted tasks', ignoreFocusOut: true });
+  if (!picked) return undefined;
+  if (picked.dir) return picked.dir;
+  const chosen = await vscode.window.showOpenDialog({ canSelectFolders: true, canSelectFiles: false, canSelectMany: false, openLabel: 'Generate Here' });
+  return chosen?.[0]?.fsPath;
+}
+
+/** The quick-input flow: topic, count, format, difficulty, output folder, model and rounds. */
+async function askRequest(ctx: Ctx): Promise<GenerateArgs | undefined> {
+  const last = ctx.extension.workspaceState.get<Partial<GenerateArgs>>(LAST_REQUEST_KEY) ?? {};
+  const topic = await vscode.window.showInputBox({ title: step(1), prompt: 'Topic or domain of the tasks', value: last.topic, placeHolder: 'e.g. log analysis with awk and Python', ignoreFocusOut: true, validateInput: (v) => (v.trim() ? undefined : 'a topic is required') });
+  if (!topic) return undefined;
+  const count = await vscode.window.showInputBox({ title: step(2), prompt: 'How many tasks', value: String(last.count ?? 3), ignoreFocusOut: true, validateInput: wholeNumber });
+  if (!count) return undefined;
+  const format = await vscode.window.showQuickPick([
+    { label: 'Harbor / Terminal-Bench 2', description: 'task.toml', format: 'harbor' as TaskFormat },
+    { label: 'Terminal-Bench 1', description: 'task.yaml', format: 'tb1' as TaskFormat },
+  ], { title: step(3), placeHolder: 'Task format', ignoreFocusOut: true });
+  if (!format) return undefined;
+  const difficulty = await vscode.window.showQuickPick(['easy', 'medium', 'hard'].map((label) => ({ label, picked: label === (last.difficulty ?? 'medium') })), { title: step(4), placeHolder: 'Target difficulty', ignoreFocusOut: true });
+  if (!difficulty) return undefined;
+  const outDir = await askOutDir(ctx);
+  if (!outDir) return undefined;
+  const modelAndRounds = await vscode.window.showInputBox({ title: step(6), prompt: 'Model and repair rounds per task (MODEL ROUNDS)', value: `${last.model ?? DEFAULT_MODEL} ${last.rounds ?? 3}`, ignoreFocusOut: true, validateInput: (v) => (/^\S+\s+[1-9]\d*$/.test(v.trim()) ? undefined : 'e.g. claude-sonnet-4-5 3') });
+  if (!modelAndRounds) return undefined;
+  const [model, rounds] = modelAndRounds.trim().split(/\s+/) as [string, string];
+  const args: GenerateArgs = { topic: topic.trim(), count: Number(count), format: format.format, difficulty: difficulty.label as GenDifficulty, outDir, model, rounds: Number(rounds) };
+  await ctx.extension.workspaceState.update(LAST_REQUEST_KEY, { ...args, outDir: undefined });
+  return args;
+}
+
+/** The key from SecretStorage, then the environment; asks to store one when there is none. */
+async function apiKey(ctx: Ctx): Promise<string | undefined> {
+  const stored = (await ctx.extension.secrets.get(API_KEY_SECRET)) ?? process.env.ANTHROPIC_API_KEY;
+  if (stored) return stored;
+  const set = 'Set API Key';
+  const choice = await vscode.window.showWarningMessage('Taskwright: generating tasks needs an Anthropic API key.', set);
+  if (choice !== set) return undefined;
+  await vscode.commands.executeCommand(setApiKey.id);
+  return ctx.extension.secrets.get(API_KEY_SECRET);
+}
+
+/**
+ * Taskwright: Generate Tasks… — the meta-agent drafts tasks, each is audited, built and validated in
+ * Docker and repaired from structured feedback; accepted tasks land in the chosen folder (the Task
+ * Explorer's file watcher shows them), and the yield report opens at the end.
+ */
+export const generateTasksCommand: CommandSpec = {
+  id: 'taskwright.generate.tasks',
+  needsTrust: 'Generating tasks builds and runs them in Docker',
+  async run(ctx: Ctx, arg?: unknown) {
+    const req = isGenerateArgs(arg) ? arg : await askRequest(ctx);
+    if (!req) return undefined;
+    const key = await apiKey(ctx);
+    if (!key) return undefined;
+    const policy = req.calibrate ? createAgent(req.calibrate) : undefined;
+    const agent = new MetaAgent({ model: req.model, format: req.format, apiKey: key, ...(process.env.ANTHROPIC_BASE_URL ? { baseURL: process.env.ANTHROPIC_BASE_URL } : {}) });
+    const folder = vscode.workspace.getWorkspaceFolder(vscode.Uri.file(req.outDir));
+    const resultsDir = defaultResultsDir(folder?.uri.fsPath ?? req.outDir);
+    const report = await vscode.window.withProgress({
+      location: vscode.ProgressLocation.Notification, title: `Taskwright: generating ${req.count} task(s)`, cancellable: true,
+    }, async (progress, token) => {
+      const ctl = new AbortController();
+      const sub = token.onCancellationRequested(() => ctl.abort(new Error('cancelled')));
+      try {
+        const runtime = new DockerodeRuntime();
+        await runtime.ping(ctl.signal);
+        await reapOrphans(runtime);
+        let lastStage = '';
+        return await generateTasks({ ...req, batch: req.batch ?? false }, {
+          agent,
+          gates: dockerGates({ runtime, resultsDir, runs: req.runs ?? 2, ...(policy ? { policy } : {}) }),
+          signal: ctl.signal,
+          relativeTo: folder?.uri.fsPath,
+          onProgress: (e) => {
+            // A new stage is a new line in the log; streamed tokens only update the notification.
+            const stage = `${e.slot}/${e.round}/${e.stage}`;
+            if (stage !== lastStage) ctx.log.info(`generate: ${e.message}`);
+            lastStage = stage;
+            progress.report({ message: e.message, ...(e.stage === 'accepted' || e.stage === 'rejected' ? { increment: 100 / req.count } : {}) });
+          },
+        });
+      } finally {
+        sub.dispose();
+      }
+    });
+    const text = renderReportText(report);
+    ctx.log.info(`generate: yield report\n${text}`);
+    const show = 'Show Report';
+    const c = report.counts;
+    void vscode.window.showInformationMessage(
+      `Taskwright: ${c.accepted} of ${c.requested} task(s) accepted (${c.rejected} rejected, ${c.errors} errors${c.cancelled ? `, ${c.cancelled} cancelled` : ''}).`, show,
+    ).then(async (choice) => {
+      if (choice !== show) return;
+      const doc = await vscode.workspace.openTextDocument({ content: `${text}\n\n${JSON.stringify(report, null, 2)}\n`, language: 'markdown' });
+      await vscode.window.showTextDocument(doc, { preview: true });
+    });
+    return report;
+  },
+};
+
+/** Taskwright: Set API Key — the Anthropic key for task generation, in SecretStorage only. */
+export const setApiKey: CommandSpec = {
+  id: 'taskwright.generate.setApiKey',
+  async run(ctx: Ctx) {
+    const value = await vscode.window.showInputBox({ prompt: 'Anthropic API key (stored in the editor\'s secret storage; empty to delete)', password: true, ignoreFocusOut: true });
+    if (value === undefined) return undefined;
+    if (value.trim()) await ctx.extension.secrets.store(API_KEY_SECRET, value.trim());
+    else await ctx.extension.secrets.delete(API_KEY_SECRET);
+    void vscode.window.showInformationMessage(`Taskwright: Anthropic API key ${value.trim() ? 'stored' : 'deleted'}.`);
+    return undefined;
+  },
+};
+
+export const GENERATE_COMMANDS: readonly CommandSpec[] = [generateTasksCommand, setApiKey];
