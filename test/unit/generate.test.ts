@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, describe, it } from 'node:test';
+import { main } from '../../src/cli/main';
 import { STATIC_RULES } from '../../src/core/audit/index';
 import { auditTask } from '../../src/core/audit/index';
 import { formatFeedback, trimLog } from '../../src/core/generate/feedback';
@@ -16,7 +17,7 @@ import type { GenerateRequest, ProgressEvent, TaskAttempt } from '../../src/core
 import { range } from '../../src/core/model/positions';
 import type { CheckName, CheckResult, CheckStatus } from '../../src/core/validate/types';
 import { startAnthropicServer, type AnthropicScriptedServer } from '../support/anthropicServer';
-import { BROKEN_TEST_SH, draftsByRound, goodDraft, lastFeedback, submit, WRONG_SOLVE } from '../support/generateDrafts';
+import { BROKEN_TEST_SH, draftsByRound, filesOf, GEN_FIXTURES, goodDraft, lastFeedback, submit, WRONG_SOLVE } from '../support/generateDrafts';
 import type { Script } from '../support/scripted';
 
 const KEY = 'sk-generate-unit';
@@ -321,11 +322,46 @@ void describe('generate: the pipeline against the wire-level server', () => {
   });
 });
 
+void describe('generate: TB1 tasks and calibration', () => {
+  void it('writes a TB1 task with its compose file and executable scripts, audit-clean', async () => {
+    const out = tmp();
+    const draft = { id: 'sum-numbers-tb1', summary: 's', files: filesOf(path.join(GEN_FIXTURES, 'sum-numbers-tb1')) };
+    const s = await server(() => submit(draft));
+    const seen: string[][] = [];
+    const gates: Gates = {
+      audit: async (task, signal) => { const f = await auditTask(task, { signal }); seen.push(f.filter((x) => x.severity !== 'info').map((x) => x.rule)); return f; },
+      validate: async () => outcome(),
+    };
+    const agent = new MetaAgent({ model: 'claude-sonnet-4-5', format: 'tb1', apiKey: KEY, baseURL: s.url, maxRetries: 0 });
+    const report = await generateTasks(request(out, { format: 'tb1' }), { agent, gates, signal: new AbortController().signal });
+    assert.equal(report.counts.accepted, 1);
+    assert.deepEqual(seen, [[]], 'no warning or error from the audit');
+    const dir = path.join(out, 'sum-numbers-tb1');
+    assert.match(fs.readFileSync(path.join(dir, 'docker-compose.yaml'), 'utf8'), /T_BENCH_TASK_DOCKER_CLIENT_IMAGE_NAME/);
+    for (const f of ['run-tests.sh', 'solution.sh']) assert.equal(fs.statSync(path.join(dir, f)).mode & 0o111, 0o111, f);
+    assert.match(String((s.requests[0]!.body.system as { text: string }[])[0]?.text), /Terminal-Bench 1/);
+  });
+
+  void it('keeps only tasks in band when calibrated, and repairs the others', async () => {
+    const out = tmp();
+    const s = await server(draftsByRound([goodDraft()]));
+    const bands = ['too-easy', 'in-band'] as const;
+    let i = 0;
+    const gates: Gates = { ...fakeGates([]), calibrate: async () => ({ band: bands[Math.min(i++, 1)]!, attempts: 2, successes: 2 - Math.min(i - 1, 1) }) };
+    const agent = new MetaAgent({ model: 'claude-sonnet-4-5', format: 'harbor', apiKey: KEY, baseURL: s.url, maxRetries: 0 });
+    const report = await generateTasks(request(out, { calibrate: 'anthropic:claude-haiku-4-5' }), { agent, gates, signal: new AbortController().signal });
+    assert.equal(report.counts.inBand, 1);
+    assert.equal(report.counts.accepted, 1);
+    assert.deepEqual(report.tasks[0]?.failedGates, ['calibration']);
+    assert.match(lastFeedback(s.requests[1]!), /Gate failed: calibration[\s\S]*solved 2 of 2 attempt\(s\): too-easy/);
+    assert.match(renderReportText(report), /in band +1/);
+  });
+});
+
 void describe('generate: command line', () => {
   const io = (env: NodeJS.ProcessEnv, err: string[]) => ({ out: () => undefined, err: (t: string) => err.push(t), cwd: tmp(), env, signal: new AbortController().signal });
 
   void it('refuses a request without a topic, a folder or a key (exit 2) and never echoes a key', async () => {
-    const { main } = await import('../../src/cli/main');
     const err: string[] = [];
     assert.equal(await main(['generate', '--count', '1', '--out', 'o'], io({ ANTHROPIC_API_KEY: KEY }, err)), 2);
     assert.match(err.join('\n'), /--topic is required/);

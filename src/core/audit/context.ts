@@ -30,6 +30,8 @@ export class AuditContext {
   /** Build-context files, relative to the context folder. */
   readonly contextFiles: ReadonlySet<string>;
   readonly fileSet: ReadonlySet<string>;
+  /** Base names of every task file (inputs the instruction or tests may name). */
+  readonly baseNames: ReadonlySet<string>;
 
   private constructor(readonly task: Task, private readonly texts: ReadonlyMap<string, string>) {
     const tests = trimSlash(task.verifier.testsDir || 'tests');
@@ -44,6 +46,7 @@ export class AuditContext {
     const prefix = ctxDir === '.' || ctxDir === '' ? '' : `${ctxDir}/`;
     this.contextFiles = new Set(task.files.filter((f) => f.startsWith(prefix)).map((f) => f.slice(prefix.length)));
     this.fileSet = new Set(task.files);
+    this.baseNames = new Set(task.files.map((f) => f.slice(f.lastIndexOf('/') + 1)));
   }
 
   static create(task: Task, overlay?: ReadonlyMap<string, string>, signal?: AbortSignal): Promise<AuditContext> {

@@ -24,7 +24,7 @@ const KEYS: Readonly<Record<Exclude<SortColumn, 'id'>, Key>> = {
 };
 
 /**
- * Natural-order sort key: digit runs zero-padded, case folded ('task-2' < 'task-10'). Comparing these
+ * Natural-order sort key: digit runs (up to 12 digits) zero-padded, case folded ('task-2' < 'task-10'). Comparing these
  * with < is an order of magnitude faster than Intl.Collator with numeric collation over 10,000 rows.
  */
 export function naturalKey(s: string): string {
@@ -43,9 +43,38 @@ function idKeys(rows: readonly TaskBandRow[]): string[] {
 
 const cmp = (a: string | number, b: string | number): number => (a < b ? -1 : a > b ? 1 : 0);
 
+const isDigit = (c: number): boolean => c >= 48 && c <= 57;
+const lower = (c: number): number => (c >= 65 && c <= 90 ? c + 32 : c);
+
+/**
+ * The order of naturalKey without building keys (no allocation): digit runs compare by value, other
+ * characters case-folded. Used to confirm that rows are already sorted.
+ */
+export function naturalCompare(a: string, b: string): number {
+  let i = 0, j = 0;
+  while (i < a.length && j < b.length) {
+    const ca = a.charCodeAt(i), cb = b.charCodeAt(j);
+    if (isDigit(ca) && isDigit(cb)) {
+      while (a.charCodeAt(i) === 48 && isDigit(a.charCodeAt(i + 1))) i++;
+      while (b.charCodeAt(j) === 48 && isDigit(b.charCodeAt(j + 1))) j++;
+      let ei = i, ej = j;
+      while (isDigit(a.charCodeAt(ei))) ei++;
+      while (isDigit(b.charCodeAt(ej))) ej++;
+      if (ei - i !== ej - j) return ei - i - (ej - j);
+      for (; i < ei; i++, j++) if (a.charCodeAt(i) !== b.charCodeAt(j)) return a.charCodeAt(i) - b.charCodeAt(j);
+      continue;
+    }
+    // A digit run's key starts with '0' padding, which sorts before letters but after some punctuation.
+    const ka = isDigit(ca) ? 48 : lower(ca), kb = isDigit(cb) ? 48 : lower(cb);
+    if (ka !== kb) return ka - kb;
+    i++; j++;
+  }
+  return (a.length - i) - (b.length - j);
+}
+
 /** True when the rows at `idx` are already in natural id order. */
-function inIdOrder(keys: readonly string[], idx: readonly number[]): boolean {
-  for (let j = 1; j < idx.length; j++) if (keys[idx[j - 1]!]! > keys[idx[j]!]!) return false;
+function inIdOrder(rows: readonly TaskBandRow[], idx: readonly number[]): boolean {
+  for (let j = 1; j < idx.length; j++) if (naturalCompare(rows[idx[j - 1]!]!.id, rows[idx[j]!]!.id) > 0) return false;
   return true;
 }
 
@@ -69,10 +98,10 @@ export function queryRows(rows: readonly TaskBandRow[], bands: readonly Band[], 
     idx.push(i);
   }
   const sign = q.sort.dir === 'asc' ? 1 : -1;
-  const ids = idKeys(rows);
   // Reports come sorted by id (taskwright band orders rows naturally): one pass confirms it and saves
-  // the sort on the panel's first render.
-  if (q.sort.column === 'id' && inIdOrder(ids, idx)) return sign === 1 ? idx : idx.reverse();
+  // the sort and the keys on the panel's first render.
+  if (q.sort.column === 'id' && inIdOrder(rows, idx)) return sign === 1 ? idx : idx.reverse();
+  const ids = idKeys(rows);
   if (q.sort.column === 'id') {
     idx.sort((a, b) => sign * cmp(ids[a]!, ids[b]!) || a - b);
     return idx;

@@ -217,8 +217,16 @@ export function optionsAt(script: ShellScript, offset: number): ShellOptions {
 
 const WRAPPERS = new Set(['sudo', 'env', 'nohup', 'time', 'exec', 'command', 'stdbuf', 'timeout', 'nice', 'xvfb-run']);
 
+const wordsCache = new WeakMap<ShellCommand, string[]>();
+
 /** The command's words after prefix wrappers (`sudo`, `env A=b`, `timeout 60`…): `[name, ...args]`. */
 export function effectiveWords(cmd: ShellCommand): string[] {
+  let w = wordsCache.get(cmd);
+  if (!w) { w = computeEffectiveWords(cmd); wordsCache.set(cmd, w); }
+  return w;
+}
+
+function computeEffectiveWords(cmd: ShellCommand): string[] {
   const words = [cmd.name, ...cmd.args.map((a) => a.value)];
   let i = 0;
   while (i < words.length && WRAPPERS.has((words[i] ?? '').split('/').pop() ?? '')) {

@@ -58,7 +58,7 @@ export const instructionMissingFile: StaticRule = {
       if (seen.has(p)) continue;
       seen.add(p);
       const name = basename(p);
-      if ([...ctx.contextFiles].some((f) => basename(f) === name) || ctx.task.files.some((f) => basename(f) === name) || corpus.includes(name)) continue;
+      if (ctx.baseNames.has(name) || corpus.includes(name)) continue;
       // The clause around the path: an output verb there ("write … to /app/x.json") makes it an output.
       const before = instr.slice(0, m.index);
       const clauseStart = Math.max(...['.', ',', ';', ':', '\n'].map((c) => before.lastIndexOf(c))) + 1;
@@ -111,7 +111,7 @@ export const unstatedTestedFile: StaticRule = {
       const v = s.value;
       if (!/^\/[\w.@+/-]+\.[A-Za-z0-9]{1,6}$/.test(v) || !ctx.isAgentWritable(v) || seen.has(v)) continue;
       const name = basename(v);
-      if (instr.includes(name) || dfText.includes(name) || [...ctx.contextFiles].some((f) => basename(f) === name)) continue;
+      if (instr.includes(name) || dfText.includes(name) || ctx.baseNames.has(name)) continue;
       if (!sol.includes(name)) continue;
       seen.add(v);
       const ir = ctx.instructionRange(instr.split('\n')[0] ?? '');
