@@ -192,10 +192,12 @@ export class BandApp {
     const bands = m?.bands ?? [];
     const keep = !reorder && this.order?.rows === rows;
     const order = keep ? this.order!.idx
-      : queryRows(rows, bands, { sort: this.ui.sort, filter: this.ui.filter, bands: [...this.ui.bands], ...(this.ui.only ? { only: this.ui.only.ids } : {}) });
+      : this.timed('query', () => queryRows(rows, bands, { sort: this.ui.sort, filter: this.ui.filter, bands: [...this.ui.bands], ...(this.ui.only ? { only: this.ui.only.ids } : {}) }));
     this.order = { rows, idx: order };
-    this.table.setSort(this.ui.sort.column, this.ui.sort.dir);
-    this.table.setData(rows, bands, order, this.view?.k ?? 2, resetScroll);
+    this.timed('rows', () => {
+      this.table.setSort(this.ui.sort.column, this.ui.sort.dir);
+      this.table.setData(rows, bands, order, this.view?.k ?? 2, resetScroll);
+    });
     $('table-count').textContent = `${order.length} of ${rows.length}`;
     const only = $('only');
     only.hidden = !this.ui.only;

@@ -42,9 +42,11 @@ function exampleTaskFolders(): string[] {
 
 describe('Taskwright activation', () => {
   it('activates in the extension host', async () => {
-    const ext = extension();
-    await ext.activate();
-    assert.equal(ext.isActive, true);
+    // activate() resolves with the extension's exports once activate() has returned; the Extension
+    // object handed out before activation may be a stale snapshot, so ask the registry again.
+    const api = await extension().activate();
+    assert.ok(api && typeof api === 'object', 'activate() returned no API object');
+    assert.equal(extension().isActive, true);
   });
 
   it('registers every command it contributes', async () => {

@@ -1,6 +1,7 @@
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { createAgent } from '../../core/agents/factory';
+import { createPolicyAgent } from '../../core/agents/policy';
 import { dockerGates } from '../../core/generate/gates';
 import { MetaAgent } from '../../core/generate/metaAgent';
 import { generateTasks } from '../../core/generate/pipeline';
@@ -10,6 +11,7 @@ import type { TaskFormat } from '../../core/model/task';
 import { defaultResultsDir } from '../../core/results/store';
 import { DockerodeRuntime } from '../../core/sandbox/dockerRuntime';
 import { reapOrphans } from '../../core/sandbox/reaper';
+import { bandOf } from '../band/bandService';
 import type { CommandSpec } from '../commands/command';
 import type { Ctx } from '../context';
 
@@ -91,7 +93,10 @@ export const generateTasksCommand: CommandSpec = {
     if (!req) return undefined;
     const key = await apiKey(ctx);
     if (!key) return undefined;
-    const policy = req.calibrate ? createAgent(req.calibrate) : undefined;
+    // Policies read their keys from SecretStorage first, as Run Policy does.
+    const policy = !req.calibrate ? undefined
+      : /^(oracle|nop)$/.test(req.calibrate) ? createAgent(req.calibrate)
+        : createPolicyAgent(req.calibrate, { secrets: await bandOf(ctx).secrets() });
     const agent = new MetaAgent({ model: req.model, format: req.format, apiKey: key, ...(process.env.ANTHROPIC_BASE_URL ? { baseURL: process.env.ANTHROPIC_BASE_URL } : {}) });
     const folder = vscode.workspace.getWorkspaceFolder(vscode.Uri.file(req.outDir));
     const resultsDir = defaultResultsDir(folder?.uri.fsPath ?? req.outDir);
