@@ -25,6 +25,8 @@ export interface TaskwrightApi {
     snapshot(): ExplorerGroupSnapshot[];
     /** Task folders selected in the tree. */
     selectedTaskDirs(): string[];
+    /** A task's status per source (audit, validation, band), as its tooltip lists them. */
+    status(dir: string): { readonly source: string; readonly level: string; readonly summary: string }[];
   };
   readonly diagnostics: {
     /** Resolves when no audit is scheduled or running. */

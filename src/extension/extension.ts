@@ -25,6 +25,7 @@ export async function activate(extension: vscode.ExtensionContext): Promise<Task
       task: (dir) => ctx.tasks.get(dir),
       snapshot: () => ctx.explorer.snapshot(),
       selectedTaskDirs: () => ctx.explorer.view.selection.flatMap((n) => (n.kind === 'task' ? [n.task.dir] : [])),
+      status: (dir) => [...ctx.status.get(dir)].map(([source, s]) => ({ source, level: s.level, summary: s.summary })),
     },
     diagnostics: {
       whenIdle: () => ctx.audit.whenIdle(),

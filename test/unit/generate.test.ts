@@ -322,6 +322,23 @@ void describe('generate: the pipeline against the wire-level server', () => {
   });
 });
 
+void describe('generate: cancelling a batch', () => {
+  void it('cancels the message batch and leaves nothing in the output folder', async () => {
+    const out = tmp();
+    const s = await server(() => submit(goodDraft()), { batchPolls: 1000 });
+    const ctl = new AbortController();
+    const agent = new MetaAgent({ model: 'claude-sonnet-4-5', format: 'harbor', apiKey: KEY, baseURL: s.url, maxRetries: 0, pollMs: 5 });
+    const report = await generateTasks(request(out, { count: 2, batch: true }), {
+      agent, gates: fakeGates([]), signal: ctl.signal,
+      onProgress: (e) => { if (e.stage === 'batch' && /in_progress \(/.test(e.message)) ctl.abort(new Error('user cancelled')); },
+    });
+    assert.equal(report.counts.cancelled, 2);
+    assert.deepEqual([...s.batches.values()].map((b) => b.canceled), [true]);
+    assert.ok(s.requests.some((r) => r.method === 'POST' && r.path.endsWith('/cancel')));
+    assert.deepEqual(fs.readdirSync(out), []);
+  });
+});
+
 void describe('generate: TB1 tasks and calibration', () => {
   void it('writes a TB1 task with its compose file and executable scripts, audit-clean', async () => {
     const out = tmp();

@@ -146,8 +146,6 @@ export class MetaAgent {
     const requests = convs.map((c, i) => ({ custom_id: `task-${i + 1}`, params: this.params(c.messages) }));
     const batch = await this.client.messages.batches.create({ requests }, { signal });
     onStatus?.(`batch ${batch.id}: ${batch.processing_status}`);
-    const onAbort = (): void => { void this.client.messages.batches.cancel(batch.id).catch(() => undefined); };
-    signal.addEventListener('abort', onAbort, { once: true });
     try {
       let current = batch;
       while (current.processing_status !== 'ended') {
@@ -166,8 +164,10 @@ export class MetaAgent {
           : new Error(r.result.type === 'errored' ? `batch request failed: ${r.result.error.error.message}` : `batch request ${r.result.type}`);
       }
       return out;
-    } finally {
-      signal.removeEventListener('abort', onAbort);
+    } catch (e) {
+      // A cancelled request cancels its batch too, so nothing keeps running (and billing) after it.
+      if (signal.aborted) await this.client.messages.batches.cancel(batch.id).catch(() => undefined);
+      throw e;
     }
   }
 }

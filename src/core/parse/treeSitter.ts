@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import type { Parser as ParserType, Tree } from 'web-tree-sitter';
+import type { Language, Parser as ParserType, Tree } from 'web-tree-sitter';
 // `require` so that esbuild picks the package's CommonJS build (its ES build needs import.meta.url).
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 import TreeSitter = require('web-tree-sitter');
@@ -66,32 +66,62 @@ const cache = new Map<string, SyntaxTree>();
  */
 const DROPPED_TOKENS = new Set(['(', ')', ',', ':', '[', ']', '{', '}', '.', ';', 'def', 'class', 'return', 'import', 'from', 'as', 'if', 'then', 'fi', 'do', 'done', 'else', 'elif', 'while', 'for', 'in', 'with', 'try', 'except', 'finally', 'assert', 'pass', '$', '${', '$(', '`']);
 
+/** What the copy needs to know about a node type, looked up once per type id instead of per node. */
+interface TypeInfo {
+  readonly type: string;
+  readonly named: boolean;
+  readonly dropped: boolean;
+}
+
+const typeTables = new WeakMap<Language, TypeInfo[]>();
+
+function typeInfo(language: Language, id: number): TypeInfo {
+  let table = typeTables.get(language);
+  if (!table) { table = []; typeTables.set(language, table); }
+  let info = table[id];
+  if (!info) {
+    // Same answers as the cursor's nodeType / nodeIsNamed: a node's namedness is its (alias) symbol's.
+    const type = language.types[id] ?? 'ERROR';
+    const named = language.nodeTypeIsNamed(id);
+    info = { type, named, dropped: !named && DROPPED_TOKENS.has(type) };
+    table[id] = info;
+  }
+  return info;
+}
+
+/**
+ * Every cursor property is a call into WebAssembly that first copies the cursor into its memory, so
+ * the copy asks for as few as it can: the type id (type and namedness come from a per-language
+ * table), the two offsets and the field id, and nothing but the id for dropped tokens.
+ */
 function copyTree(tree: Tree, text: string): SyntaxTree {
   const cursor = tree.walk();
-  const build = (parent: SyntaxNode | null, named: boolean, type: string): SyntaxNode => {
+  const language = tree.language;
+  const fields = language.fields;
+  const build = (parent: SyntaxNode | null, info: TypeInfo): SyntaxNode => {
+    const fieldId = cursor.currentFieldId;
     const children: SyntaxNode[] = [];
     const node: SyntaxNode = {
-      type,
+      type: info.type,
       start: cursor.startIndex,
       end: cursor.endIndex,
-      named,
-      field: cursor.currentFieldName,
+      named: info.named,
+      field: fields[fieldId] ?? null,
       children,
       parent,
     };
     if (cursor.gotoFirstChild()) {
       do {
-        const childNamed = cursor.nodeIsNamed;
-        const childType = cursor.nodeType;
-        if (!childNamed && DROPPED_TOKENS.has(childType)) continue;
-        children.push(build(node, childNamed, childType));
+        const child = typeInfo(language, cursor.nodeTypeId);
+        if (child.dropped) continue;
+        children.push(build(node, child));
       } while (cursor.gotoNextSibling());
       cursor.gotoParent();
     }
     return node;
   };
   try {
-    return { text, root: build(null, cursor.nodeIsNamed, cursor.nodeType), hasError: tree.rootNode.hasError };
+    return { text, root: build(null, typeInfo(language, cursor.nodeTypeId)), hasError: tree.rootNode.hasError };
   } finally {
     cursor.delete();
   }

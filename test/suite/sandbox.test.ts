@@ -1,0 +1,97 @@
+// Runs inside the real VS Code extension host with `examples/` open and the real Docker Engine:
+// "Validate Task" on fix-service-config (whose tests pass without any solution, see
+// examples/README.md) builds the task, runs it in fresh containers and reports the dynamic
+// `nop-passes` finding as a diagnostic on the file that decides the reward.
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import * as vscode from 'vscode';
+import type { TaskwrightApi } from '../../src/extension/api';
+
+/** The diagnostic source of dynamic (sandbox) findings, as documented for users. */
+const SANDBOX_SOURCE = 'taskwright sandbox';
+const TASK = 'fix-service-config';
+
+async function api(): Promise<TaskwrightApi> {
+  const ext = vscode.extensions.getExtension<TaskwrightApi>('taskwright.taskwright');
+  assert.ok(ext, 'the extension is not loaded');
+  const a = await ext.activate();
+  await a.taskExplorer.ready();
+  return a;
+}
+
+function workspaceDir(): string {
+  const ws = vscode.workspace.workspaceFolders?.[0];
+  assert.ok(ws, 'no workspace folder open (the rig opens examples/)');
+  return ws.uri.fsPath;
+}
+
+const runsDir = (): string => path.join(workspaceDir(), '.taskwright', 'runs');
+const listRuns = (): string[] => (fs.existsSync(runsDir()) ? fs.readdirSync(runsDir()) : []);
+
+function codeOf(d: vscode.Diagnostic): string | undefined {
+  return typeof d.code === 'object' ? String(d.code.value) : d.code === undefined ? undefined : String(d.code);
+}
+
+function sandboxDiagnostics(): [vscode.Uri, vscode.Diagnostic[]][] {
+  return vscode.languages.getDiagnostics()
+    .map(([uri, list]): [vscode.Uri, vscode.Diagnostic[]] => [uri, list.filter((d) => d.source === SANDBOX_SOURCE)])
+    .filter(([, list]) => list.length > 0);
+}
+
+describe('Sandbox: Validate Task', () => {
+  const config = (): vscode.WorkspaceConfiguration => vscode.workspace.getConfiguration('taskwright');
+  let runsBefore: Set<string>;
+  let savedRuns: number | undefined;
+
+  before(async () => {
+    runsBefore = new Set(listRuns());
+    savedRuns = config().inspect<number>('sandbox.runs')?.globalValue;
+    // One nop and one oracle run keep the test short; the user-level setting is restored after.
+    await config().update('sandbox.runs', 1, vscode.ConfigurationTarget.Global);
+  });
+
+  after(async () => {
+    await config().update('sandbox.runs', savedRuns, vscode.ConfigurationTarget.Global);
+    // The validation's results folder is the workspace's `.taskwright/runs/<id>`; remove what this test wrote.
+    for (const id of listRuns().filter((r) => !runsBefore.has(r))) fs.rmSync(path.join(runsDir(), id), { recursive: true, force: true });
+  });
+
+  it('reports nop-passes on the task\'s tests/test.sh when a null agent earns reward', async function () {
+    this.timeout(10 * 60_000);
+    const a = await api();
+    const dir = path.join(workspaceDir(), 'tasks', TASK);
+    assert.ok(fs.existsSync(path.join(dir, 'task.toml')), `${dir} is not the Harbor example task`);
+    assert.equal(config().get('sandbox.runs'), 1);
+
+    const v = await vscode.commands.executeCommand<{ verdict: string; findings: { rule: string }[]; checks: { name: string; status: string; runs: number }[] } | undefined>('taskwright.sandbox.validate', dir);
+    assert.ok(v, 'Validate Task returned nothing');
+    assert.ok(v.findings.some((f) => f.rule === 'nop-passes'), `findings: ${v.findings.map((f) => f.rule).join(', ') || 'none'}`);
+    assert.equal(v.verdict, 'misaligned');
+    const nop = v.checks.find((c) => c.name === 'nop');
+    assert.equal(nop?.status, 'fail');
+    assert.equal(nop?.runs, 1, 'the runs setting (1) was not honoured');
+
+    // Harbor's verifier entry point, tests/test.sh, is what hands out the reward: the finding sits there.
+    const testSh = vscode.Uri.file(path.join(dir, 'tests', 'test.sh'));
+    const onFile = vscode.languages.getDiagnostics(testSh).filter((d) => d.source === SANDBOX_SOURCE);
+    const finding = onFile.find((d) => codeOf(d) === 'nop-passes');
+    assert.ok(finding, `no ${SANDBOX_SOURCE} nop-passes diagnostic on tests/test.sh (sandbox diagnostics: ${JSON.stringify(sandboxDiagnostics().map(([u, l]) => [vscode.workspace.asRelativePath(u), l.map(codeOf)]))})`);
+    assert.equal(finding.severity, vscode.DiagnosticSeverity.Error);
+    assert.match(finding.message, /without a solution/);
+    // Dynamic findings stay on this task's files.
+    for (const [uri] of sandboxDiagnostics()) assert.ok(uri.fsPath.startsWith(dir + path.sep), `sandbox diagnostic outside the task: ${uri.fsPath}`);
+
+    // The task's row shows the validation's verdict.
+    const status = a.taskExplorer.status(dir).find((s) => s.source === 'validation');
+    assert.equal(status?.level, 'error');
+    assert.match(status?.summary ?? '', /misaligned/);
+
+    // Every trial container was force-removed.
+    const created = listRuns().filter((r) => !runsBefore.has(r));
+    assert.equal(created.length, 1, `expected one new validation run folder, got ${created.join(', ') || 'none'}`);
+    const left = execFileSync('docker', ['ps', '-aq', '--filter', `label=taskwright.run=${created[0]}`], { encoding: 'utf8' }).trim();
+    assert.equal(left, '', `containers left behind by run ${created[0]}`);
+  });
+});
