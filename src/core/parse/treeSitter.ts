@@ -1,10 +1,10 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import type { Language, Parser as ParserType, Tree } from 'web-tree-sitter';
+import type { Language as LanguageType, Parser as ParserType, Tree } from 'web-tree-sitter';
 // `require` so that esbuild picks the package's CommonJS build (its ES build needs import.meta.url).
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 import TreeSitter = require('web-tree-sitter');
-import type { SyntaxNode, SyntaxTree } from './syntax';
+import { primeTypeIndex, type SyntaxNode, type SyntaxTree } from './syntax';
 
 export type GrammarName = 'python' | 'bash';
 
@@ -73,9 +73,9 @@ interface TypeInfo {
   readonly dropped: boolean;
 }
 
-const typeTables = new WeakMap<Language, TypeInfo[]>();
+const typeTables = new WeakMap<LanguageType, TypeInfo[]>();
 
-function typeInfo(language: Language, id: number): TypeInfo {
+function typeInfo(language: LanguageType, id: number): TypeInfo {
   let table = typeTables.get(language);
   if (!table) { table = []; typeTables.set(language, table); }
   let info = table[id];
@@ -98,6 +98,7 @@ function copyTree(tree: Tree, text: string): SyntaxTree {
   const cursor = tree.walk();
   const language = tree.language;
   const fields = language.fields;
+  const index = new Map<string, SyntaxNode[]>();
   const build = (parent: SyntaxNode | null, info: TypeInfo): SyntaxNode => {
     const fieldId = cursor.currentFieldId;
     const children: SyntaxNode[] = [];
@@ -110,6 +111,12 @@ function copyTree(tree: Tree, text: string): SyntaxTree {
       children,
       parent,
     };
+    if (parent) {
+      // Pre-order, before the children: document order, as descendants() returns it.
+      const list = index.get(info.type);
+      if (list) list.push(node);
+      else index.set(info.type, [node]);
+    }
     if (cursor.gotoFirstChild()) {
       do {
         const child = typeInfo(language, cursor.nodeTypeId);
@@ -121,7 +128,9 @@ function copyTree(tree: Tree, text: string): SyntaxTree {
     return node;
   };
   try {
-    return { text, root: build(null, typeInfo(language, cursor.nodeTypeId)), hasError: tree.rootNode.hasError };
+    const root = build(null, typeInfo(language, cursor.nodeTypeId));
+    primeTypeIndex(root, index);
+    return { text, root, hasError: tree.rootNode.hasError };
   } finally {
     cursor.delete();
   }

@@ -4,6 +4,7 @@ import type { DockerCopy, DockerRun, ParsedDockerfile } from '../../parse/docker
 import type { ShellCommand } from '../../parse/shell';
 import type { AuditContext } from '../context';
 import type { StaticRule } from '../rule';
+import { filesCopiedBy, inBuildContext } from './buildContextFiles';
 import { installOf } from './commands';
 
 function dfFile(ctx: AuditContext): string {
@@ -48,6 +49,39 @@ function norm(p: string): string {
   return p.replace(/^\.\//, '').replace(/\/+$/, '');
 }
 
+/** A task-relative path as seen from the build context, or undefined when it lies outside it. */
+function inContext(ctx: AuditContext, rel: string | undefined): string | undefined {
+  if (rel === undefined) return undefined;
+  const ctxDir = norm(ctx.task.environment.contextDir || '.');
+  const r = norm(rel);
+  if (ctxDir === '.' || ctxDir === '') return r;
+  return r.startsWith(`${ctxDir}/`) ? r.slice(ctxDir.length + 1) : undefined;
+}
+
+/** The verifier's files inside the build context: the tests folder and the entry script. */
+function isVerifierFile(ctx: AuditContext, rel: string): boolean {
+  const tests = inContext(ctx, ctx.task.verifier.testsDir || 'tests');
+  const entry = inContext(ctx, ctx.task.verifier.entry);
+  return (tests !== undefined && rel.startsWith(`${tests}/`)) || rel === entry;
+}
+
+/** The reference solution's files inside the build context: the script and, for `solution/solve.sh`, its folder. */
+function isSolutionFile(ctx: AuditContext, rel: string): boolean {
+  const sol = inContext(ctx, ctx.task.solution.file);
+  if (sol === undefined) return false;
+  const dir = sol.includes('/') ? sol.slice(0, sol.lastIndexOf('/')) : undefined;
+  return rel === sol || (dir !== undefined && /(^|\/)(solution|oracle)$/.test(dir) && rel.startsWith(`${dir}/`));
+}
+
+/** Files a whole-context or folder COPY ships that `pick` selects, minus those a later RUN deletes. */
+function shippedBy(ctx: AuditContext, df: ParsedDockerfile, copy: DockerCopy, src: string, pick: (rel: string) => boolean): string[] {
+  return filesCopiedBy(ctx, copy, src).filter((f) => pick(f.file) && !removedLater(df, copy.instruction.range.start.line, f.dest)).map((f) => f.file);
+}
+
+function listed(files: readonly string[]): string {
+  return `${files.slice(0, 3).join(', ')}${files.length > 3 ? ` and ${files.length - 3} more` : ''}`;
+}
+
 export const testsCopiedIntoImage: StaticRule = {
   id: 'tests-copied-into-image', class: 'misalignment', severity: 'error', fixable: true,
   title: 'The Dockerfile copies the tests into the image the agent works in',
@@ -63,8 +97,17 @@ export const testsCopiedIntoImage: StaticRule = {
       for (const src of copy.sources) {
         const s = norm(src.value);
         const isTests = (testsInContext !== undefined && (s === testsInContext || s.startsWith(`${testsInContext}/`))) || /(^|\/)(run-tests\.sh|test_outputs\.py)$/.test(s);
-        if (!isTests) continue;
-        if (s === '.' || s === '*') continue;
+        if (!isTests || s === '.' || s === '*') {
+          // `COPY . /app/` and folder copies: what actually lands in the image, after .dockerignore.
+          const shipped = shippedBy(ctx, df, copy, src.value, (rel) => isVerifierFile(ctx, rel));
+          if (shipped.length > 0) {
+            yield {
+              file, range: copy.instruction.range,
+              message: `\`${copy.instruction.keyword} ${src.value}\` also puts the verifier's files (${listed(shipped)}) in the agent's image: the agent can read what is checked. Copy only what the task needs, or list the tests in .dockerignore.`,
+            };
+          }
+          continue;
+        }
         if (removedLater(df, copy.instruction.range.start.line, copyDestFor(copy, s))) continue;
         yield {
           file, range: copy.instruction.range,
@@ -86,7 +129,16 @@ export const solutionCopiedIntoImage: StaticRule = {
     for (const copy of contextCopies(df)) {
       for (const src of copy.sources) {
         const s = norm(src.value);
-        if (!/(^|\/)(solution|solution\.sh|solution\.yaml|solve\.sh|oracle)(\/|$)/.test(s)) continue;
+        if (!/(^|\/)(solution|solution\.sh|solution\.yaml|solve\.sh|oracle)(\/|$)/.test(s)) {
+          const shipped = shippedBy(ctx, df, copy, src.value, (rel) => isSolutionFile(ctx, rel));
+          if (shipped.length > 0) {
+            yield {
+              file, range: copy.instruction.range,
+              message: `\`${copy.instruction.keyword} ${src.value}\` also ships the reference solution (${listed(shipped)}) to the agent: it can run it instead of doing the task. Copy only what the task needs, or list the solution in .dockerignore.`,
+            };
+          }
+          continue;
+        }
         if (removedLater(df, copy.instruction.range.start.line, copyDestFor(copy, s))) continue;
         yield {
           file, range: copy.instruction.range,
@@ -110,7 +162,7 @@ export const answerInImage: StaticRule = {
     for (const copy of contextCopies(df)) {
       for (const src of copy.sources) {
         const s = norm(src.value);
-        const hits = s === '.' ? [...ctx.contextFiles].filter((f) => ANSWER_NAME.test(f)) : ANSWER_NAME.test(s) ? [s] : [...ctx.contextFiles].filter((f) => f.startsWith(`${s}/`) && ANSWER_NAME.test(f.slice(s.length)));
+        const hits = s === '.' ? [...ctx.contextFiles].filter((f) => ANSWER_NAME.test(f) && inBuildContext(ctx, f)) : ANSWER_NAME.test(s) ? [s] : [...ctx.contextFiles].filter((f) => f.startsWith(`${s}/`) && ANSWER_NAME.test(f.slice(s.length)));
         if (hits.length === 0) continue;
         if (removedLater(df, copy.instruction.range.start.line, copyDestFor(copy, s))) continue;
         yield {

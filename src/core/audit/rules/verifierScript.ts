@@ -4,6 +4,7 @@ import { effectiveWords, optionsAt, type ShellCommand, type ShellScript } from '
 import type { AuditContext } from '../context';
 import type { StaticRule } from '../rule';
 import { downloadOf, installOf, isPytestCommand, isTestCommand, rewardWriteOf } from './commands';
+import { resolveWord, workingDirAt } from './workingDir';
 
 const HARBOR_REWARD = /^\/logs\/verifier\/reward\.(txt|json)$/;
 
@@ -273,6 +274,37 @@ export const tb1MissingRA: StaticRule = {
   },
 };
 
+/** pytest options that take a separate value word (so the value is not read as a path to collect). */
+const PYTEST_VALUE_OPTS = new Set(['-k', '-m', '-p', '-o', '-c', '-W', '--tb', '--rootdir', '--confcutdir', '--basetemp', '--junitxml', '--junit-xml', '--ctrf', '--json-report-file', '--log-file', '--durations', '--maxfail', '--deselect', '--ignore', '--ignore-glob', '--timeout', '--override-ini', '--config-file', '--color', '--import-mode', '-n', '--dist', '--cov', '--cov-report', '--html', '--report-log']);
+
+/** The words after the pytest program itself (`pytest …`, `python -m pytest …`, `uvx … pytest …`). */
+function pytestArgs(words: readonly string[]): string[] {
+  const i = words.findIndex((w, k) => /^(py\.?test)([=@].*)?$/.test(w) && (k === 0 || words[k - 1] !== '--with' && words[k - 1] !== '-w' && words[k - 1] !== '--from'));
+  return i < 0 ? [] : words.slice(i + 1);
+}
+
+/** The paths pytest is asked to collect (`file.py`, `dir/`, `file.py::test`), as written. */
+function collectTargets(args: readonly string[]): { paths: string[]; opaque: boolean } {
+  const out: string[] = [];
+  let opaque = false;
+  for (let i = 0; i < args.length; i++) {
+    const w = args[i] ?? '';
+    if (w.startsWith('-')) { if (PYTEST_VALUE_OPTS.has(w)) i++; continue; }
+    // Values of options not in the table (`--reruns 3`) are not paths: keep only path-like words.
+    const target = w.split('::')[0] ?? w;
+    if (/\.py$|\/|^\.{1,2}$|^tests?$/.test(target)) out.push(target);
+    else if (/[$`*]/.test(target)) opaque = true;
+  }
+  return { paths: out, opaque };
+}
+
+/** `python -P`, `-I` or `PYTHONSAFEPATH`: the current folder is not put on sys.path. */
+function safePath(ctx: AuditContext, file: string, cmd: ShellCommand, words: readonly string[]): boolean {
+  const py = words.findIndex((w) => /^python(3(\.\d+)?)?$/.test(w));
+  const flags = words.slice(py + 1, words.indexOf('-m', py));
+  return flags.some((f) => /^-[A-Za-z]*[PI]/.test(f)) || /PYTHONSAFEPATH=\S/.test(ctx.text(file)?.slice(0, cmd.end) ?? '');
+}
+
 export const pytestCollectionHijack: StaticRule = {
   id: 'pytest-collection-hijack', class: 'misalignment', severity: 'warning',
   title: 'pytest collects from a folder the agent can write (conftest.py / pytest.ini planting)',
@@ -280,16 +312,32 @@ export const pytestCollectionHijack: StaticRule = {
     for (const { file, script } of scripts(ctx)) {
       for (const cmd of script.commands) {
         if (!isPytestCommand(cmd)) continue;
-        const ws = cmd.args.map((a) => a.value);
-        const targets = ws.filter((w) => !w.startsWith('-') && /(\.py$|\/|^tests?$)/.test(w) && !w.includes('reward') && !w.includes('/logs/'));
-        const hardened = ws.includes('--noconftest') && ws.some((w) => w === '-c' || w.startsWith('--config-file'));
-        if (hardened) continue;
-        const writable = targets.find((t) => t.startsWith('/') && ctx.isAgentWritable(t));
+        const words = effectiveWords(cmd);
+        const ws = pytestArgs(words);
+        const noConftest = ws.includes('--noconftest');
+        const ownConfig = ws.some((w) => w === '-c' || w.startsWith('--config-file'));
+        const cwd = workingDirAt(ctx, script, cmd);
+        const cwdWritable = cwd !== undefined && ctx.isAgentWritable(cwd);
+        // `python -m pytest` puts the current folder first on sys.path: a planted pytest.py there *is* pytest.
+        const viaModule = words.some((w, i) => /^python(3(\.\d+)?)?$/.test(w) && words[i + 1] === '-m' && words[i + 2] === 'pytest');
+        if (viaModule && cwdWritable && !safePath(ctx, file, cmd, words)) {
+          yield { file, range: cmdRange(ctx, file, cmd), message: `\`python -m pytest\` runs in ${cwd}, which the agent can write: Python imports modules from the current folder first, so a planted ${cwd}/pytest.py replaces pytest and can exit 0 without running a test (--noconftest does not prevent it). Run the \`pytest\` entry point, \`cd /tests\` first, or use \`python -P -m pytest\`.` };
+          continue;
+        }
+        if (noConftest && ownConfig) continue;
+        const { paths: targets, opaque } = collectTargets(ws);
+        const resolved = cwd === undefined ? targets.filter((t) => t.startsWith('/')) : targets.map((t) => resolveWord(t, cwd)).filter((t): t is string => t !== undefined);
+        const writable = resolved.find((t) => ctx.isAgentWritable(t) && !t.startsWith('/logs/'));
         if (writable) {
           yield { file, range: cmdRange(ctx, file, cmd), message: `pytest collects ${writable}, which the agent can write: a planted conftest.py or pytest.ini there can skip every test and make pytest exit 0. Copy the tests to /tests at verification time and run with \`--noconftest -c /dev/null\`.` };
           continue;
         }
-        const rootdir = ws.find((w) => w.startsWith('--rootdir'))?.split('=')[1] ?? (ws.includes('--rootdir') ? ws[ws.indexOf('--rootdir') + 1] : undefined);
+        // No path at all: pytest collects (and reads its ini and conftest.py from) the current folder.
+        if (targets.length === 0 && !opaque && cwdWritable && !ws.some((w) => w.startsWith('--pyargs'))) {
+          yield { file, range: cmdRange(ctx, file, cmd), message: `pytest runs without a path in ${cwd}, which the agent can write: it collects whatever test files, conftest.py and pytest.ini the agent leaves there. Name the verifier's test file under /tests and add \`--noconftest -c /dev/null\`.` };
+          continue;
+        }
+        const rootdir = ws.find((w) => w.startsWith('--rootdir='))?.split('=')[1] ?? (ws.includes('--rootdir') ? ws[ws.indexOf('--rootdir') + 1] : undefined);
         if (rootdir && ctx.isAgentWritable(rootdir)) {
           yield { file, range: cmdRange(ctx, file, cmd), message: `\`--rootdir ${rootdir}\` is agent-writable: an ini file planted there configures the verifier's pytest.` };
         }

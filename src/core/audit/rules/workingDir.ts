@@ -1,0 +1,50 @@
+import path from 'node:path';
+import type { ShellCommand, ShellScript, ShellWord } from '../../parse/shell';
+import { findAncestor } from '../../parse/syntax';
+import type { AuditContext } from '../context';
+
+/** Where the harness copies the tests before running the verifier (TB1 exports it as `$TEST_DIR`). */
+const TESTS_MOUNT = '/tests';
+
+/**
+ * A shell word as a path, with `$TEST_DIR` expanded; undefined when any other expansion makes it
+ * unknowable from the file alone.
+ */
+export function resolveWord(value: string, cwd: string): string | undefined {
+  const v = value.replace(/\$\{?TEST_DIR\}?/g, TESTS_MOUNT);
+  if (/[$`]/.test(v)) return undefined;
+  if (v === '~' || v.startsWith('~/')) return path.posix.join('/root', v.slice(1));
+  return path.posix.resolve(cwd, v);
+}
+
+/** The folder the harness starts the verifier in: the image's last WORKDIR, else the configured one, else `/`. */
+function startDir(ctx: AuditContext): string {
+  const df = ctx.dockerfile();
+  const wd = df ? [...df.instructions].reverse().find((i) => i.keyword === 'WORKDIR')?.args[0]?.value : undefined;
+  const dir = wd ?? ctx.task.environment.workdir;
+  if (dir === undefined) return '/';
+  return dir.includes('$') ? '' : path.posix.resolve('/', dir);
+}
+
+/**
+ * The working directory `cmd` runs in, following the top-level `cd`s before it; undefined when a
+ * `cd` is conditional, in a subshell or function, or goes somewhere not knowable statically.
+ * Precision over reach: only a certain directory is reported.
+ */
+export function workingDirAt(ctx: AuditContext, script: ShellScript, cmd: ShellCommand): string | undefined {
+  let cwd = startDir(ctx);
+  if (cwd === '') return undefined;
+  for (const c of script.commands) {
+    if (c.start >= cmd.start) break;
+    if (c.name !== 'cd' && c.name !== 'pushd' && c.name !== 'popd') continue;
+    if (c.name === 'popd' || c.conditional || c.inFunction || c.inSubstitution || c.inLoop) return undefined;
+    if (findAncestor(c.node, (n) => n.type === 'subshell')) return undefined;
+    const arg: ShellWord | undefined = c.args.find((a) => !a.value.startsWith('-') || a.value === '-');
+    if (!arg) { cwd = '/root'; continue; }
+    if (arg.value === '-') return undefined;
+    const next = resolveWord(arg.value, cwd);
+    if (next === undefined) return undefined;
+    cwd = next;
+  }
+  return cwd;
+}
