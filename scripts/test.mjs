@@ -44,15 +44,18 @@ function nodeTests(dir, label, concurrency) {
   return run(process.execPath, args);
 }
 
+/** The engine and the offline base images, started/built by the project's own scripts (idempotent). */
+function engine(label) {
+  if (run('bash', ['scripts/docker-engine.sh']) !== 0) { console.error(`[test] ${label}: no Docker Engine (see scripts/docker-engine.sh output above)`); return false; }
+  if (run('bash', ['scripts/base-images.sh']) !== 0) { console.error(`[test] ${label}: base images could not be built (scripts/base-images.sh)`); return false; }
+  return true;
+}
+
 const tiers = {
   unit: () => nodeTests('unit', 'unit', 2),
-  integration: () => {
-    // The engine and the offline base images are started/built by the project's own scripts.
-    if (run('bash', ['scripts/docker-engine.sh']) !== 0) { console.error('[test] integration: no Docker Engine (see scripts/docker-engine.sh output above)'); return 1; }
-    if (run('bash', ['scripts/base-images.sh']) !== 0) { console.error('[test] integration: base images could not be built (scripts/base-images.sh)'); return 1; }
-    return nodeTests('integration', 'integration', 1);
-  },
-  vscode: () => run('bash', ['test/vscode/run.sh', 'integration']),
+  integration: () => (engine('integration') ? nodeTests('integration', 'integration', 1) : 1),
+  // The suite validates an example task in Docker (test/suite/sandbox.test.ts).
+  vscode: () => (engine('vscode') ? run('bash', ['test/vscode/run.sh', 'integration']) : 1),
   e2e: () => run('bash', ['test/vscode/run.sh', 'e2e']),
 };
 

@@ -1,11 +1,10 @@
-import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { auditTask } from '../../core/audit/index';
 import { toSarif, type AuditedTask } from '../../core/audit/sarif';
-import { loadTasks } from '../../core/discovery/index';
 import { SEVERITY_ORDER, type Severity } from '../../core/model/finding';
 import { findingToJson, type FindingJson } from '../../core/report/findingJson';
-import { choiceOpt, UsageError, type CliCommand, type CliIo, type ParsedArgs } from '../command';
+import { choiceOpt, type CliCommand, type CliIo, type ParsedArgs } from '../command';
+import { loadTargets } from '../targets';
 import { VERSION } from '../version';
 
 const FORMATS = ['text', 'json', 'sarif'] as const;
@@ -36,23 +35,10 @@ export const auditCommand: CliCommand = {
   async run(args: ParsedArgs, io: CliIo): Promise<number> {
     const format = choiceOpt(args, 'format', FORMATS, 'text');
     const failOn = choiceOpt(args, 'fail-on', FAIL_ON, 'error');
-    const given = args.positionals.length ? args.positionals : ['.'];
-    const roots: string[] = [];
-    for (const p of given) {
-      const abs = path.resolve(io.cwd, p);
-      try {
-        await fs.stat(abs);
-      } catch {
-        throw new UsageError(`no such file or folder: ${p}`);
-      }
-      roots.push(abs);
-    }
-    const tasks = await loadTasks(roots, { signal: io.signal });
-    const anyAbsolute = given.some((p) => path.isAbsolute(p));
     const audited: AuditedTask[] = [];
-    for (const task of tasks) {
+    for (const { task, path } of await loadTargets(args.positionals, io)) {
       const findings = await auditTask(task, { signal: io.signal });
-      audited.push({ task, path: displayPath(task.dir, io.cwd, anyAbsolute), findings });
+      audited.push({ task, path, findings });
     }
     if (format === 'json') {
       const out: AuditJson = { version: 1, tool: 'taskwright', tasks: audited.map((a) => ({ path: a.path, id: a.task.id, format: a.task.format, findings: a.findings.map(findingToJson) })) };
@@ -67,12 +53,6 @@ export const auditCommand: CliCommand = {
     return audited.some((a) => a.findings.some((f) => SEVERITY_ORDER[f.severity] >= threshold)) ? 1 : 0;
   },
 };
-
-function displayPath(dir: string, cwd: string, absolute: boolean): string {
-  if (absolute) return dir;
-  const rel = path.relative(cwd, dir).split(path.sep).join('/');
-  return rel === '' ? '.' : rel;
-}
 
 /** Grouped by task; each finding as `path/file:line:col  severity  rule  message` (clickable from the cwd). */
 export function renderText(tasks: readonly AuditedTask[]): string {

@@ -1,9 +1,8 @@
-import { promises as fs } from 'node:fs';
-import path from 'node:path';
-import { loadTasks } from '../../core/discovery/index';
 import { SEVERITY_ORDER, type Finding } from '../../core/model/finding';
 import type { Task } from '../../core/model/task';
-import { boolOpt, UsageError, type CliCommand, type CliIo, type ParsedArgs } from '../command';
+import { findingToJson, type FindingJson } from '../../core/report/findingJson';
+import { loadTargets } from '../targets';
+import { boolOpt, type CliCommand, type CliIo, type ParsedArgs } from '../command';
 
 /** `taskwright list --json`: one stable, versioned shape (documented in the README). */
 export interface ListJson {
@@ -22,15 +21,8 @@ export interface ListTaskJson {
   readonly problems: readonly ListProblemJson[];
 }
 
-export interface ListProblemJson {
-  readonly rule: string;
-  readonly class: Finding['class'];
-  readonly severity: Finding['severity'];
-  readonly file: string | null;
-  readonly line: number | null;
-  readonly column: number | null;
-  readonly message: string;
-}
+/** A loading problem: the audit's finding shape without the end position. */
+export type ListProblemJson = Omit<FindingJson, 'endLine' | 'endColumn'>;
 
 export const listCommand: CliCommand = {
   name: 'list',
@@ -45,20 +37,7 @@ export const listCommand: CliCommand = {
   ].join('\n'),
   options: { json: { type: 'boolean' } },
   async run(args: ParsedArgs, io: CliIo): Promise<number> {
-    const given = args.positionals.length ? args.positionals : ['.'];
-    const roots: string[] = [];
-    for (const p of given) {
-      const abs = path.resolve(io.cwd, p);
-      try {
-        await fs.stat(abs);
-      } catch {
-        throw new UsageError(`no such file or folder: ${p}`);
-      }
-      roots.push(abs);
-    }
-    const tasks = await loadTasks(roots, { signal: io.signal });
-    const anyAbsolute = given.some((p) => path.isAbsolute(p));
-    const shown = tasks.map((t) => toJson(t, displayPath(t.dir, io.cwd, anyAbsolute)));
+    const shown = (await loadTargets(args.positionals, io)).map((t) => toJson(t.task, t.path));
     if (boolOpt(args, 'json')) {
       const out: ListJson = { version: 1, tasks: shown };
       io.out(JSON.stringify(out, null, 2));
@@ -69,23 +48,11 @@ export const listCommand: CliCommand = {
   },
 };
 
-/** Relative to the working directory, unless the user named an absolute path. */
-function displayPath(dir: string, cwd: string, absolute: boolean): string {
-  if (absolute) return dir;
-  const rel = path.relative(cwd, dir).split(path.sep).join('/');
-  return rel === '' ? '.' : rel;
-}
-
 function toJson(t: Task, shownPath: string): ListTaskJson {
-  const problems = [...t.problems].sort(byPosition).map((f): ListProblemJson => ({
-    rule: f.rule,
-    class: f.class,
-    severity: f.severity,
-    file: f.file ?? null,
-    line: f.range ? f.range.start.line + 1 : null,
-    column: f.range ? f.range.start.character + 1 : null,
-    message: f.message,
-  }));
+  const problems = [...t.problems].sort(byPosition).map((f): ListProblemJson => {
+    const { endLine: _endLine, endColumn: _endColumn, ...problem } = findingToJson(f);
+    return problem;
+  });
   return {
     path: shownPath,
     id: t.id,

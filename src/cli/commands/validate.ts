@@ -1,6 +1,4 @@
-import { promises as fs } from 'node:fs';
 import path from 'node:path';
-import { loadTasks } from '../../core/discovery/index';
 import { findingToJson, type FindingJson } from '../../core/report/findingJson';
 import { defaultResultsDir, newRunId, RunStore } from '../../core/results/store';
 import { DockerodeRuntime } from '../../core/sandbox/dockerRuntime';
@@ -9,6 +7,7 @@ import { InfraError } from '../../core/sandbox/runtime';
 import type { CheckResult, TaskValidation, ValidationVerdict } from '../../core/validate/types';
 import { validateTasks, type ValidateTarget } from '../../core/validate/validate';
 import { boolOpt, choiceOpt, intOpt, stringOpt, UsageError, type CliCommand, type CliIo, type ParsedArgs } from '../command';
+import { loadTargets } from '../targets';
 
 /** `taskwright validate --format json`. */
 export interface ValidateJson {
@@ -25,19 +24,7 @@ export interface ValidateJson {
 
 /** Tasks under the given paths, each labelled with its path as given (or relative to the cwd). */
 export async function resolveTargets(given: readonly string[], io: CliIo): Promise<ValidateTarget[]> {
-  const roots: string[] = [];
-  for (const p of given) {
-    const abs = path.resolve(io.cwd, p);
-    try {
-      await fs.stat(abs);
-    } catch {
-      throw new UsageError(`no such file or folder: ${p}`);
-    }
-    roots.push(abs);
-  }
-  const tasks = await loadTasks(roots, { signal: io.signal });
-  if (!tasks.length) throw new UsageError(`no tasks (task.yaml or task.toml) under ${given.join(', ')}`);
-  return tasks.map((task) => ({ task, path: path.relative(io.cwd, task.dir) || '.' }));
+  return loadTargets(given, io, { requireTasks: true });
 }
 
 export function resultsDirOf(args: ParsedArgs, io: CliIo): string {
