@@ -66,6 +66,9 @@ const cache = new Map<string, SyntaxTree>();
  */
 const DROPPED_TOKENS = new Set(['(', ')', ',', ':', '[', ']', '{', '}', '.', ';', 'def', 'class', 'return', 'import', 'from', 'as', 'if', 'then', 'fi', 'do', 'done', 'else', 'elif', 'while', 'for', 'in', 'with', 'try', 'except', 'finally', 'assert', 'pass', '$', '${', '$(', '`']);
 
+/** Shared by every leaf (about half the nodes): fewer allocations, less garbage collection. */
+const NO_CHILDREN: readonly SyntaxNode[] = Object.freeze([]);
+
 /** What the copy needs to know about a node type, looked up once per type id instead of per node. */
 interface TypeInfo {
   readonly type: string;
@@ -101,14 +104,13 @@ function copyTree(tree: Tree, text: string): SyntaxTree {
   const index = new Map<string, SyntaxNode[]>();
   const build = (parent: SyntaxNode | null, info: TypeInfo): SyntaxNode => {
     const fieldId = cursor.currentFieldId;
-    const children: SyntaxNode[] = [];
-    const node: SyntaxNode = {
+    const node: { -readonly [K in keyof SyntaxNode]: SyntaxNode[K] } = {
       type: info.type,
       start: cursor.startIndex,
       end: cursor.endIndex,
       named: info.named,
       field: fields[fieldId] ?? null,
-      children,
+      children: NO_CHILDREN,
       parent,
     };
     if (parent) {
@@ -118,12 +120,14 @@ function copyTree(tree: Tree, text: string): SyntaxTree {
       else index.set(info.type, [node]);
     }
     if (cursor.gotoFirstChild()) {
+      const children: SyntaxNode[] = [];
       do {
         const child = typeInfo(language, cursor.nodeTypeId);
         if (child.dropped) continue;
         children.push(build(node, child));
       } while (cursor.gotoNextSibling());
       cursor.gotoParent();
+      if (children.length) node.children = children;
     }
     return node;
   };

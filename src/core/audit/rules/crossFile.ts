@@ -45,6 +45,9 @@ const PATH_IN_TEXT = /(?<![\w$./-])(\/(?:app|data|workspace|home|root|srv|opt|tm
 
 const OUTPUT_VERBS = /\b(create|creates|created|write|writes|written|save|saved|saves|output|outputs|produce|produces|generate|generates|generated|store|stored|put|place|emit|export|build|compile|named|should (be|exist|contain)|must (be|exist|contain)|will be|result|results|report|implement|modify|fix|edit|update|rename|move|convert|extract|download|fetch|restore|recover|install|dump|log to|append)\b/i;
 
+/** Clauses that give a path as an illustration (an example invocation, "such as"), not as an input that must exist. */
+const EXAMPLE_WORDS = /\b(e\.g\.|for example|for instance|such as|usage|invoked|(run|called|tested|executed) (as|with|on|against)|arbitrary|hypothetical)\b/i;
+
 export const instructionMissingFile: StaticRule = {
   id: 'instruction-missing-file', class: 'invalidity', severity: 'warning',
   title: 'The instruction names an input file that nothing in the task creates',
@@ -61,11 +64,13 @@ export const instructionMissingFile: StaticRule = {
       if (ctx.baseNames.has(name) || corpus.includes(name)) continue;
       // The clause around the path: an output verb there ("write … to /app/x.json") makes it an output.
       const before = instr.slice(0, m.index);
-      const clauseStart = Math.max(...['.', ',', ';', ':', '\n'].map((c) => before.lastIndexOf(c))) + 1;
+      // Clause boundaries are punctuation followed by a space (a dot inside `x.py` is not one).
+      let clauseStart = 0;
+      for (const b of before.matchAll(/[.,;:](?=\s)|\n/g)) clauseStart = b.index + 1;
       const afterText = instr.slice(m.index + p.length);
       const stop = afterText.search(/[.,;:](\s|$)|\n/);
       const clause = instr.slice(clauseStart, m.index) + instr.slice(m.index + p.length, m.index + p.length + (stop < 0 ? afterText.length : stop));
-      if (OUTPUT_VERBS.test(clause)) continue;
+      if (OUTPUT_VERBS.test(clause) || EXAMPLE_WORDS.test(clause)) continue;
       const range = ctx.instructionRange(p);
       yield { file: ctx.task.instructionFile, ...(range ? { range } : {}), message: `The instruction refers to ${p}, but neither the build context, the Dockerfile, the solution nor the tests mention ${name}: the agent will not find it.` };
     }

@@ -217,20 +217,38 @@ export const existenceOnlyTest: StaticRule = {
   },
 };
 
+/** Test names that promise a check of values, not of shape. */
+const SEMANTIC_NAME = /correct|accura|match|expected|equal|right|value|total|sum|mean|average|count|result|sorted|order|comput|calculat/i;
+
+/** A test whose every assertion checks only shape: existence, `is not None`, a type, a non-zero length. */
+function shapeOnly(tf: TestFile, fn: PyFunction, helpers: ReadonlySet<string>): { weak: boolean; shape: boolean } {
+  const exprs = asserts(fn).map(assertExpr);
+  if (exprs.length === 0 || failsOtherwise(tf, fn, helpers)) return { weak: false, shape: false };
+  const shape = exprs.every((e) => e !== undefined && (isTrivial(tf.tree, e) || isExistenceCheck(tf.tree, e) || isWeakCheck(tf.tree, e)));
+  // At least one genuinely weak check; existence-only tests are existence-only-test's business.
+  const weak = shape && exprs.every((e) => e !== undefined && !isTrivial(tf.tree, e)) && exprs.some((e) => e !== undefined && !isExistenceCheck(tf.tree, e));
+  return { weak, shape };
+}
+
 export const weakAssertion: StaticRule = {
   id: 'weak-assertion', class: 'misalignment', severity: 'warning',
   title: 'A test only checks `is not None`, a type, or a non-zero length',
   *check(ctx) {
+    const found: { tf: TestFile; fn: PyFunction }[] = [];
+    let contentTests = 0;
     for (const tf of tests(ctx)) {
       const helpers = assertingHelpers(tf);
       for (const fn of tf.functions.filter((f) => f.isTest)) {
-        const as = asserts(fn);
-        if (as.length === 0) continue;
-        const exprs = as.map(assertExpr);
-        if (!exprs.every((e) => e !== undefined && !isExistenceCheck(tf.tree, e) && !isTrivial(tf.tree, e) && isWeakCheck(tf.tree, e))) continue;
-        if (failsOtherwise(tf, fn, helpers)) continue;
-        yield { file: tf.file, range: fnRange(ctx, tf, fn), message: `${fn.name} asserts only that values exist or have a type/length: any output of the right shape passes. Compare with expected values.` };
+        const { weak, shape } = shapeOnly(tf, fn, helpers);
+        if (weak) found.push({ tf, fn });
+        if (!shape) contentTests++;
       }
+    }
+    for (const { tf, fn } of found) {
+      // Beside tests that check values, a shape check is a harmless sanity check, unless its name
+      // promises the values (a reader then believes they are checked).
+      if (contentTests > 0 && !SEMANTIC_NAME.test(fn.name)) continue;
+      yield { file: tf.file, range: fnRange(ctx, tf, fn), message: `${fn.name} asserts only that values exist or have a type/length${contentTests > 0 ? ', though its name promises more' : ', and no other test checks values'}: any output of the right shape passes. Compare with expected values.` };
     }
   },
 };
