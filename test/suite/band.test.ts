@@ -7,14 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import * as vscode from 'vscode';
 import type { TaskwrightApi } from '../../src/extension/api';
-
-async function api(): Promise<TaskwrightApi> {
-  const ext = vscode.extensions.getExtension<TaskwrightApi>('taskwright.taskwright');
-  assert.ok(ext, 'the extension is not loaded');
-  const a = await ext.activate();
-  await a.taskExplorer.ready();
-  return a;
-}
+import { api, until } from './helpers';
 
 function taskDir(id: string): string {
   const ws = vscode.workspace.workspaceFolders?.[0];
@@ -57,15 +50,6 @@ function writeHarborJob(jobsDir: string, job: string, model: string, rollouts: R
 
 function bandStatus(a: TaskwrightApi, id: string): { level: string; summary: string } | undefined {
   return a.taskExplorer.status(taskDir(id)).find((s) => s.source === 'band');
-}
-
-/** Waits (polling) until `check` holds; the deadline only bounds a hang, it is not what is tested. */
-async function until(what: string, check: () => boolean, deadlineMs = 30_000): Promise<void> {
-  const end = Date.now() + deadlineMs;
-  while (!check()) {
-    if (Date.now() > end) assert.fail(`gave up waiting: ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
 }
 
 describe('Solvability band', () => {

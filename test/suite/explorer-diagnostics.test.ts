@@ -6,42 +6,15 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import * as vscode from 'vscode';
-import type { TaskwrightApi } from '../../src/extension/api';
+import { api, until, exampleUri, codeOf } from './helpers';
 
 // examples/README.md documents this defect: tests/test.sh pipes pytest into tee without pipefail.
 const TASK = 'dedupe-contacts';
 const FILE = 'tests/test.sh';
 const RULE = 'pipeline-status-masked';
 
-async function api(): Promise<TaskwrightApi> {
-  const ext = vscode.extensions.getExtension<TaskwrightApi>('taskwright.taskwright');
-  assert.ok(ext, 'the extension is not loaded');
-  const a = await ext.activate();
-  await a.taskExplorer.ready();
-  return a;
-}
-
-function exampleUri(task: string, file: string): vscode.Uri {
-  const ws = vscode.workspace.workspaceFolders?.[0];
-  assert.ok(ws, 'no workspace folder open (the rig opens examples/)');
-  return vscode.Uri.file(path.join(ws.uri.fsPath, 'tasks', task, ...file.split('/')));
-}
-
 function ours(uri: vscode.Uri): vscode.Diagnostic[] {
   return vscode.languages.getDiagnostics(uri).filter((d) => d.source === 'taskwright');
-}
-
-function codeOf(d: vscode.Diagnostic): string {
-  return String(typeof d.code === 'object' ? d.code.value : d.code);
-}
-
-/** Waits (polling) until `check` holds; the deadline only bounds a hang, it is not what is tested. */
-async function until(what: string, check: () => boolean, deadlineMs = 45_000): Promise<void> {
-  const end = Date.now() + deadlineMs;
-  while (!check()) {
-    if (Date.now() > end) assert.fail(`gave up waiting: ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
 }
 
 describe('Audit diagnostics and quick fixes', () => {

@@ -5,21 +5,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import * as vscode from 'vscode';
-import type { TaskwrightApi } from '../../src/extension/api';
-
-async function api(): Promise<TaskwrightApi> {
-  const ext = vscode.extensions.getExtension<TaskwrightApi>('taskwright.taskwright');
-  assert.ok(ext, 'the extension is not loaded');
-  const a = await ext.activate();
-  await a.taskExplorer.ready();
-  return a;
-}
-
-function workspaceDir(): string {
-  const ws = vscode.workspace.workspaceFolders?.[0];
-  assert.ok(ws, 'no workspace folder open (the rig opens examples/)');
-  return ws.uri.fsPath;
-}
+import { api, until, workspaceDir } from './helpers';
 
 /** Example tasks on disk, by id, with their format (read independently of the extension). */
 function tasksOnDisk(root: string): Map<string, 'tb1' | 'harbor'> {
@@ -36,15 +22,6 @@ function tasksOnDisk(root: string): Map<string, 'tb1' | 'harbor'> {
   };
   walk(root, 0);
   return out;
-}
-
-/** Waits (polling) until `check` holds; the deadline only bounds a hang, it is not what is tested. */
-async function until(what: string, check: () => boolean, deadlineMs = 45_000): Promise<void> {
-  const end = Date.now() + deadlineMs;
-  while (!check()) {
-    if (Date.now() > end) assert.fail(`gave up waiting: ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
 }
 
 describe('Task Explorer', () => {

@@ -7,32 +7,14 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import * as vscode from 'vscode';
-import type { TaskwrightApi } from '../../src/extension/api';
+import { api, workspaceDir, codeOf } from './helpers';
 
 /** The diagnostic source of dynamic (sandbox) findings, as documented for users. */
 const SANDBOX_SOURCE = 'taskwright sandbox';
 const TASK = 'fix-service-config';
 
-async function api(): Promise<TaskwrightApi> {
-  const ext = vscode.extensions.getExtension<TaskwrightApi>('taskwright.taskwright');
-  assert.ok(ext, 'the extension is not loaded');
-  const a = await ext.activate();
-  await a.taskExplorer.ready();
-  return a;
-}
-
-function workspaceDir(): string {
-  const ws = vscode.workspace.workspaceFolders?.[0];
-  assert.ok(ws, 'no workspace folder open (the rig opens examples/)');
-  return ws.uri.fsPath;
-}
-
 const runsDir = (): string => path.join(workspaceDir(), '.taskwright', 'runs');
 const listRuns = (): string[] => (fs.existsSync(runsDir()) ? fs.readdirSync(runsDir()) : []);
-
-function codeOf(d: vscode.Diagnostic): string | undefined {
-  return typeof d.code === 'object' ? String(d.code.value) : d.code === undefined ? undefined : String(d.code);
-}
 
 function sandboxDiagnostics(): [vscode.Uri, vscode.Diagnostic[]][] {
   return vscode.languages.getDiagnostics()

@@ -70,7 +70,9 @@ export const instructionMissingFile: StaticRule = {
       const afterText = instr.slice(m.index + p.length);
       const stop = afterText.search(/[.,;:](\s|$)|\n/);
       const clause = instr.slice(clauseStart, m.index) + instr.slice(m.index + p.length, m.index + p.length + (stop < 0 ? afterText.length : stop));
-      if (OUTPUT_VERBS.test(clause) || EXAMPLE_WORDS.test(clause)) continue;
+      // "e.g." ends in a dot and instructions wrap lines: look for example wording a little further back.
+      const lead = before.slice(Math.max(before.lastIndexOf('\n\n') + 1, m.index - 80));
+      if (OUTPUT_VERBS.test(clause) || EXAMPLE_WORDS.test(clause) || EXAMPLE_WORDS.test(lead)) continue;
       const range = ctx.instructionRange(p);
       yield { file: ctx.task.instructionFile, ...(range ? { range } : {}), message: `The instruction refers to ${p}, but neither the build context, the Dockerfile, the solution nor the tests mention ${name}: the agent will not find it.` };
     }

@@ -100,7 +100,8 @@ export const testsCopiedIntoImage: StaticRule = {
         if (!isTests || s === '.' || s === '*') {
           // `COPY . /app/` and folder copies: what actually lands in the image, after .dockerignore.
           const shipped = shippedBy(ctx, df, copy, src.value, (rel) => isVerifierFile(ctx, rel));
-          if (shipped.length > 0) {
+          // The entry script alone tells how tests run, not what they check: only the tests themselves count.
+          if (shipped.some((rel) => rel !== inContext(ctx, ctx.task.verifier.entry))) {
             yield {
               file, range: copy.instruction.range,
               message: `\`${copy.instruction.keyword} ${src.value}\` also puts the verifier's files (${listed(shipped)}) in the agent's image: the agent can read what is checked. Copy only what the task needs, or list the tests in .dockerignore.`,
@@ -114,6 +115,8 @@ export const testsCopiedIntoImage: StaticRule = {
           message: `\`${copy.instruction.keyword} ${src.value}\` puts the tests in the agent's image: the agent can read what is checked (and the harness copies the tests in at verification time anyway).`,
           fix: removeInstructionFix(file, copy, src.value),
         };
+        // One finding per instruction: its fix removes the whole line.
+        break;
       }
     }
   },
@@ -145,6 +148,7 @@ export const solutionCopiedIntoImage: StaticRule = {
           message: `\`${copy.instruction.keyword} ${src.value}\` ships the reference solution to the agent: it can run it instead of doing the task.`,
           fix: removeInstructionFix(file, copy, src.value),
         };
+        break;
       }
     }
   },
