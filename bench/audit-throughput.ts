@@ -190,7 +190,7 @@ async function writeResults(r: { tasks: number; loadSec: number; auditSec: numbe
     '(median of 6 interleaved runs). Findings identical (2000-task corpus JSON compared byte for byte with the',
     'output before the change; example and fixture tasks identical under old and new parser). Parses are cached',
     'by content, so unchanged files cost nothing on re-audit; the next step is a tree that is read from',
-    'WebAssembly lazily instead of copied, or not parsing Python test files that no rule needs in full.',
+    'WebAssembly lazily instead of copied.',
     '<!-- audit:end -->',
   ].join('\n');
   const re = /<!-- audit:begin -->[\s\S]*?<!-- audit:end -->/;

@@ -2,8 +2,12 @@
 // `npm run demo`: the main job on the bundled examples. Ensures a Docker Engine and the offline base
 // images, audits the example tasks (static rules), validates them in Docker (nop × N, oracle × N,
 // agreement, reward isolation, timeout margin), and prints what is valid, what is not, and why.
-//   TASKWRIGHT_DEMO_RUNS   nop/oracle runs per task (default 2)
-//   TASKWRIGHT_DEMO_TASKS  folder of tasks (default examples/tasks)
+// Then it rolls out agents twice per task and writes the solvability band as a self-contained HTML
+// report (the same view as the editor's band panel).
+//   TASKWRIGHT_DEMO_RUNS    nop/oracle runs per task (default 2)
+//   TASKWRIGHT_DEMO_TASKS   folder of tasks (default examples/tasks)
+//   TASKWRIGHT_DEMO_AGENTS  agents to roll out, comma-separated (default "oracle,nop"; e.g. add
+//                           anthropic:<model> with ANTHROPIC_API_KEY set, or openai:<model>@<url>)
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -36,6 +40,10 @@ function cliJson(args) {
   return JSON.parse(r.stdout.toString('utf8'));
 }
 
+// One results store per demo, so the band report speaks of this demo's trials only.
+const resultsDir = path.join('.taskwright', 'demo', new Date().toISOString().replace(/[-:]/g, '').replace(/\..*$/, ''));
+const agents = (process.env.TASKWRIGHT_DEMO_AGENTS ?? 'oracle,nop').split(',').map((a) => a.trim()).filter(Boolean);
+
 step('Docker Engine');
 mustRun('bash', ['scripts/docker-engine.sh']);
 step('offline base images (local stand-ins, not the registry images)');
@@ -52,7 +60,15 @@ if (fs.existsSync(path.join(root, 'src/core/audit'))) {
 }
 
 step(`validating ${tasksDir} in Docker (${runs} nop and ${runs} oracle runs per task, plus reward-isolation probes)`);
-const validation = cliJson(['validate', tasksDir, '--runs', runs, '--format', 'json']);
+const validation = cliJson(['validate', tasksDir, '--runs', runs, '--format', 'json', '--results', resultsDir]);
+
+for (const agent of agents) {
+  step(`rolling out ${agent}, 2 attempts per task`);
+  mustRun(process.execPath, [cli, 'run', tasksDir, '--agent', agent, '--attempts', '2', '--results', resultsDir]);
+}
+const reportFile = path.join(resultsDir, 'band-report.html');
+step('solvability band (pass@2 per task and agent; tasks the validation found broken are marked broken)');
+mustRun(process.execPath, [cli, 'band', resultsDir, '--html', reportFile]);
 
 const staticOf = new Map((audit?.tasks ?? []).map((t) => [t.id, t.findings ?? []]));
 const rank = { error: 0, warning: 1, info: 2 };
@@ -77,5 +93,6 @@ for (const t of validation.tasks) counts[t.verdict] = (counts[t.verdict] ?? 0) +
 lines.push('', '─'.repeat(78));
 lines.push(` ${validation.tasks.length} tasks: ${Object.entries(counts).map(([k, v]) => `${v} ${k}`).join(', ')}`);
 lines.push(` trials, logs and run parameters: ${validation.results}`);
+lines.push(` solvability band of ${agents.join(', ')} (open in a browser): ${reportFile}`);
 lines.push(' the defects are deliberate and documented in examples/README.md');
 console.log(lines.join('\n'));
