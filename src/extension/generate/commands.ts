@@ -142,11 +142,15 @@ export const generateTasksCommand: CommandSpec = {
   },
 };
 
-/** Taskwright: Set API Key — the Anthropic key for task generation, in SecretStorage only. */
+/**
+ * Taskwright: Set API Key — the Anthropic key for task generation, in SecretStorage only. A string
+ * argument (keybindings, tests) skips the prompt; an empty one deletes the key.
+ */
 export const setApiKey: CommandSpec = {
   id: 'taskwright.generate.setApiKey',
-  async run(ctx: Ctx) {
-    const value = await vscode.window.showInputBox({ prompt: 'Anthropic API key (stored in the editor\'s secret storage; empty to delete)', password: true, ignoreFocusOut: true });
+  async run(ctx: Ctx, arg?: unknown) {
+    const value = typeof arg === 'string' ? arg
+      : await vscode.window.showInputBox({ prompt: 'Anthropic API key (stored in the editor\'s secret storage; empty to delete)', password: true, ignoreFocusOut: true });
     if (value === undefined) return undefined;
     if (value.trim()) await ctx.extension.secrets.store(API_KEY_SECRET, value.trim());
     else await ctx.extension.secrets.delete(API_KEY_SECRET);
