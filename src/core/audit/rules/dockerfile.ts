@@ -82,77 +82,86 @@ function listed(files: readonly string[]): string {
   return `${files.slice(0, 3).join(', ')}${files.length > 3 ? ` and ${files.length - 3} more` : ''}`;
 }
 
-export const testsCopiedIntoImage: StaticRule = {
-  id: 'tests-copied-into-image', class: 'misalignment', severity: 'error', fixable: true,
-  title: 'The Dockerfile copies the tests into the image the agent works in',
-  *check(ctx) {
-    const df = ctx.dockerfile();
-    if (!df) return;
-    const file = dfFile(ctx);
-    const tests = norm(ctx.task.verifier.testsDir || 'tests');
-    const ctxDir = norm(ctx.task.environment.contextDir || '.');
-    // The tests folder relative to the build context (Harbor keeps it outside environment/).
-    const testsInContext = ctxDir === '.' || ctxDir === '' ? tests : tests.startsWith(`${ctxDir}/`) ? tests.slice(ctxDir.length + 1) : undefined;
-    for (const copy of contextCopies(df)) {
-      for (const src of copy.sources) {
-        const s = norm(src.value);
-        const isTests = (testsInContext !== undefined && (s === testsInContext || s.startsWith(`${testsInContext}/`))) || /(^|\/)(run-tests\.sh|test_outputs\.py)$/.test(s);
-        if (!isTests || s === '.' || s === '*') {
-          // `COPY . /app/` and folder copies: what actually lands in the image, after .dockerignore.
-          const shipped = shippedBy(ctx, df, copy, src.value, (rel) => isVerifierFile(ctx, rel));
-          // The entry script alone tells how tests run, not what they check: only the tests themselves count.
-          if (shipped.some((rel) => rel !== inContext(ctx, ctx.task.verifier.entry))) {
-            yield {
-              file, range: copy.instruction.range,
-              message: `\`${copy.instruction.keyword} ${src.value}\` also puts the verifier's files (${listed(shipped)}) in the agent's image: the agent can read what is checked. Copy only what the task needs, or list the tests in .dockerignore.`,
-            };
-          }
-          continue;
-        }
-        if (removedLater(df, copy.instruction.range.start.line, copyDestFor(copy, s))) continue;
-        yield {
-          file, range: copy.instruction.range,
-          message: `\`${copy.instruction.keyword} ${src.value}\` puts the tests in the agent's image: the agent can read what is checked (and the harness copies the tests in at verification time anyway).`,
-          fix: removeInstructionFix(file, copy, src.value),
-        };
-        // One finding per instruction: its fix removes the whole line.
-        break;
-      }
-    }
-  },
-};
+/**
+ * The verifier's files and the reference solution must stay out of the image the agent works in.
+ * Both rules look at each COPY/ADD from the build context: a source that names the files directly
+ * (fixable: drop the line, unless a later layer removes them) or a broad copy (`COPY . /app/`, a
+ * folder) that ships them after .dockerignore.
+ */
+interface CopiedIntoImageSpec {
+  readonly id: string;
+  readonly title: string;
+  /** The COPY source (normalised) names the protected files themselves. */
+  names(ctx: AuditContext, src: string): boolean;
+  /** A build-context file this rule keeps out of the image. */
+  protects(ctx: AuditContext, rel: string): boolean;
+  /** Whether what a broad copy ships is worth a finding (default: anything). */
+  matters?(ctx: AuditContext, shipped: readonly string[]): boolean;
+  broadMessage(copy: DockerCopy, src: string, shipped: readonly string[]): string;
+  directMessage(copy: DockerCopy, src: string): string;
+}
 
-export const solutionCopiedIntoImage: StaticRule = {
-  id: 'solution-copied-into-image', class: 'misalignment', severity: 'error', fixable: true,
-  title: 'The Dockerfile copies the reference solution into the image',
-  *check(ctx) {
-    const df = ctx.dockerfile();
-    if (!df) return;
-    const file = dfFile(ctx);
-    for (const copy of contextCopies(df)) {
-      for (const src of copy.sources) {
-        const s = norm(src.value);
-        if (!/(^|\/)(solution|solution\.sh|solution\.yaml|solve\.sh|oracle)(\/|$)/.test(s)) {
-          const shipped = shippedBy(ctx, df, copy, src.value, (rel) => isSolutionFile(ctx, rel));
-          if (shipped.length > 0) {
-            yield {
-              file, range: copy.instruction.range,
-              message: `\`${copy.instruction.keyword} ${src.value}\` also ships the reference solution (${listed(shipped)}) to the agent: it can run it instead of doing the task. Copy only what the task needs, or list the solution in .dockerignore.`,
-            };
+function copiedIntoImageRule(spec: CopiedIntoImageSpec): StaticRule {
+  return {
+    id: spec.id, class: 'misalignment', severity: 'error', fixable: true, title: spec.title,
+    *check(ctx) {
+      const df = ctx.dockerfile();
+      if (!df) return;
+      const file = dfFile(ctx);
+      for (const copy of contextCopies(df)) {
+        for (const src of copy.sources) {
+          const s = norm(src.value);
+          if (!spec.names(ctx, s) || s === '.' || s === '*') {
+            const shipped = shippedBy(ctx, df, copy, src.value, (rel) => spec.protects(ctx, rel));
+            if (shipped.length > 0 && (spec.matters?.(ctx, shipped) ?? true)) {
+              yield { file, range: copy.instruction.range, message: spec.broadMessage(copy, src.value, shipped) };
+            }
+            continue;
           }
-          continue;
+          if (removedLater(df, copy.instruction.range.start.line, copyDestFor(copy, s))) continue;
+          yield {
+            file, range: copy.instruction.range,
+            message: spec.directMessage(copy, src.value),
+            fix: removeInstructionFix(file, copy, src.value),
+          };
+          // One finding per instruction: its fix removes the whole line.
+          break;
         }
-        if (removedLater(df, copy.instruction.range.start.line, copyDestFor(copy, s))) continue;
-        yield {
-          file, range: copy.instruction.range,
-          message: `\`${copy.instruction.keyword} ${src.value}\` ships the reference solution to the agent: it can run it instead of doing the task.`,
-          fix: removeInstructionFix(file, copy, src.value),
-        };
-        break;
       }
-    }
+    },
+  };
+}
+
+/** The tests folder relative to the build context (Harbor keeps it outside environment/). */
+function testsInContext(ctx: AuditContext): string | undefined {
+  const tests = norm(ctx.task.verifier.testsDir || 'tests');
+  const ctxDir = norm(ctx.task.environment.contextDir || '.');
+  if (ctxDir === '.' || ctxDir === '') return tests;
+  return tests.startsWith(`${ctxDir}/`) ? tests.slice(ctxDir.length + 1) : undefined;
+}
+
+export const testsCopiedIntoImage = copiedIntoImageRule({
+  id: 'tests-copied-into-image',
+  title: 'The Dockerfile copies the tests into the image the agent works in',
+  names(ctx, s) {
+    const tests = testsInContext(ctx);
+    return (tests !== undefined && (s === tests || s.startsWith(`${tests}/`))) || /(^|\/)(run-tests\.sh|test_outputs\.py)$/.test(s);
   },
-};
+  protects: (ctx, rel) => isVerifierFile(ctx, rel),
+  // The entry script alone tells how tests run, not what they check: only the tests themselves count.
+  matters: (ctx, shipped) => shipped.some((rel) => rel !== inContext(ctx, ctx.task.verifier.entry)),
+  broadMessage: (copy, src, shipped) => `\`${copy.instruction.keyword} ${src}\` also puts the verifier's files (${listed(shipped)}) in the agent's image: the agent can read what is checked. Copy only what the task needs, or list the tests in .dockerignore.`,
+  directMessage: (copy, src) => `\`${copy.instruction.keyword} ${src}\` puts the tests in the agent's image: the agent can read what is checked (and the harness copies the tests in at verification time anyway).`,
+});
+
+export const solutionCopiedIntoImage = copiedIntoImageRule({
+  id: 'solution-copied-into-image',
+  title: 'The Dockerfile copies the reference solution into the image',
+  names: (_ctx, s) => /(^|\/)(solution|solution\.sh|solution\.yaml|solve\.sh|oracle)(\/|$)/.test(s),
+  protects: (ctx, rel) => isSolutionFile(ctx, rel),
+  broadMessage: (copy, src, shipped) => `\`${copy.instruction.keyword} ${src}\` also ships the reference solution (${listed(shipped)}) to the agent: it can run it instead of doing the task. Copy only what the task needs, or list the solution in .dockerignore.`,
+  directMessage: (copy, src) => `\`${copy.instruction.keyword} ${src}\` ships the reference solution to the agent: it can run it instead of doing the task.`,
+});
 
 const ANSWER_NAME = /(^|\/)(expected|golden|ground[_-]?truth|answers?|reference[_-]?(output|answer|solution)|solution[_-]?output|\.oracle)([_.\-/]|$)|\.enc$/i;
 
