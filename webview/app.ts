@@ -111,19 +111,29 @@ export class BandApp {
     $('meta').title = data.source;
     $('live').hidden = !data.live;
     this.renderSelects();
-    this.renderAll(first);
+    this.renderAll(first, true);
     if (first && this.ui.scrollTop) this.table.scrollTop = this.ui.scrollTop;
     this.lastRenderMs = performance.now();
     this.saveSoon();
   }
 
-  private renderAll(resetScroll: boolean): void {
+  /** Pending below-the-fold draw of the scatter (see renderAll); a newer data message supersedes it. */
+  private belowFold = 0;
+
+  /**
+   * With `deferScatter`, the scatter — below the fold, and the costliest chart to pair — is drawn in a
+   * task queued after the first frame, so the bars, histogram and table paint first.
+   */
+  private renderAll(resetScroll: boolean, deferScatter = false): void {
     this.renderThresholdInputs();
     this.timed('bars', () => this.renderModels());
     this.timed('histogram', () => this.renderHistogram());
     this.timed('table', () => this.renderTable(resetScroll));
-    this.timed('scatter', () => this.renderCompare());
     this.timed('trend', () => this.renderTrend());
+    const token = ++this.belowFold;
+    const draw = (): void => { if (token === this.belowFold) this.timed('scatter', () => this.renderCompare()); };
+    if (deferScatter) requestAnimationFrame(() => setTimeout(draw, 0));
+    else draw();
   }
 
   private widthOf(id: string, fallback: number): number {

@@ -105,7 +105,8 @@ export class VirtualTable {
     this.root.setAttribute('aria-rowcount', String(order.length + 1));
     this.spacer.style.height = `${order.length * ROW_HEIGHT}px`;
     if (this.active >= order.length) this.active = Math.max(0, order.length - 1);
-    if (resetScroll) { this.viewport.scrollTop = 0; this.top = 0; }
+    // Writing scrollTop forces a synchronous layout of the whole page: skip it when already at the top.
+    if (resetScroll && this.top !== 0) { this.viewport.scrollTop = 0; this.top = 0; }
     this.render();
   }
 

@@ -11,10 +11,14 @@ function ignored(ctx: AuditContext): (rel: string) => boolean {
   let m = ignoreCache.get(ctx);
   if (!m) {
     let text = '';
-    try {
-      text = fs.readFileSync(path.join(ctx.task.dir, ctx.task.environment.contextDir || '.', '.dockerignore'), 'utf8');
-    } catch {
-      // No ignore file: Docker sends the whole context.
+    const rel = path.posix.join(ctx.task.environment.contextDir || '.', '.dockerignore');
+    // The loader's file list says whether there is one; most tasks have none, so no syscall.
+    if (ctx.task.files.includes(rel)) {
+      try {
+        text = fs.readFileSync(path.join(ctx.task.dir, rel), 'utf8');
+      } catch {
+        // Gone since the task was loaded: Docker would send the whole context.
+      }
     }
     m = text ? dockerignoreMatcher(text) : () => false;
     ignoreCache.set(ctx, m);
