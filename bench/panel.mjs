@@ -87,12 +87,6 @@ Choices these numbers support:
   rounded to what the panel shows. As a plain BandReport the message is ~4× larger and its structured
   clone alone took 200–500 ms here; the host keeps the full-precision report for exports.
 
-Status: on this 2-core machine shared with the whole team the same bench varies 2–3× from run to run with
-the load (the CPU-time row counts every chromium process and thread, GC and compositor included, so it is
-an upper bound rather than the main thread's cost). The ≤ 300 ms goal is therefore not demonstrated here;
-the steps above say where the time goes. Next steps if a quiet machine confirms it is missed: build rows
-lazily from the columns (decode only what the table shows; charts aggregate the columns directly), and
-draw the scatter and trend, which sit below the fold, in the frame after the first paint.
 `;
 
 const median = (xs) => { const s = [...xs].sort((a, b) => a - b); return s[Math.floor(s.length / 2)]; };
@@ -154,7 +148,7 @@ try {
       while (!(app.lastRenderMs > t0)) await new Promise((r) => setTimeout(r, 0));
       const script = app.lastRenderMs - t0;
       await frame();
-      return { script, rendered: performance.now() - t0, rows: document.querySelectorAll('.vt-body .vt-row').length, steps: { ...app.timings } };
+      return { script, rendered: performance.now() - t0, scatterDrawn: document.querySelector('#scatter svg') !== null, rows: document.querySelectorAll('.vt-body .vt-row').length, steps: { ...app.timings } };
     });
     const renderedCpu = cpuMs(browserPid) - cpu0;
     cpu0 = cpuMs(browserPid);
@@ -178,6 +172,8 @@ try {
     });
     const m = { ...first, renderedCpu, threshold, thresholdCpu, scroll };
     if (errors.length) throw new Error(`page errors: ${errors.join('; ')}`);
+    // The scatter is drawn in a task after the first frame: the next-frame measure must include it.
+    if (!m.scatterDrawn) throw new Error('the scatter was not drawn by the next-frame measure');
     results.push(m);
     if (o.shots && i === 0) { fs.mkdirSync(o.shots, { recursive: true }); await page.screenshot({ path: path.join(o.shots, 'panel-bench-10k.png'), fullPage: true }); }
     await page.close();
@@ -192,6 +188,22 @@ const chromiumVersion = (() => { try { return execFileSync(process.env.CHROMIUM 
 const cpu = os.cpus()[0]?.model ?? 'unknown CPU';
 const pick = (k) => results.map((r) => r[k]);
 const load = os.loadavg().map((x) => x.toFixed(1)).join(' / ');
+/** The honest verdict on the ≤ 300 ms goal, from this run's medians (both the script and the next-frame measure). */
+function status() {
+  const script = median(pick('script')), rendered = median(pick('rendered')), cpuMedian = median(pick('renderedCpu'));
+  const verdict = (x) => (x <= 300 ? 'met' : 'not met');
+  return `Status: the ≤ 300 ms goal is **${verdict(script)}** for "script done" (median ${f(script)} ms: the message validated and
+decoded, bars, histogram, table and trend drawn; the scatter, below the fold, is drawn in a task queued after
+the first frame) and **${verdict(rendered)}** for "next frame" (median ${f(rendered)} ms: that frame's style, layout and paint, plus
+the scatter's script, which runs before this measure is taken — the bench checks that it is drawn by then;
+CPU time of all chromium processes ${f(cpuMedian)} ms, an upper bound that counts GC and the compositor). The
+${f(Math.max(0, rendered - script))} ms between the two are the scatter's script and the frame's style, layout and paint. The machine is
+2 cores shared with the team: the same bench varies 2–3× with the load. Next steps if the next-frame goal must be met: build rows lazily from the columns (decode
+only what the table shows; charts aggregate the columns directly), which removes most of validate's
+allocation and the garbage collection it causes.
+`;
+}
+
 const section = `## Panel
 
 Measured ${new Date().toISOString().slice(0, 10)} on ${os.cpus().length} × ${cpu} (shared with the team's other jobs: load average ${load} at the end), ${Math.round(os.totalmem() / 2 ** 30)} GiB, ${chromiumVersion} headless (--disable-gpu), Node ${process.version}.
@@ -215,7 +227,8 @@ Webview bundle (esbuild, minified, iife): **${(sizes.min / 1024).toFixed(1)} KiB
 | part of the minified bundle | KiB |
 |---|---:|
 ${Object.entries(sizes.groups).sort((a, b) => b[1] - a[1]).map(([k, v]) => `| ${k} | ${(v / 1024).toFixed(1)} |`).join('\n')}
-${NOTES}`;
+${NOTES}
+${status()}`;
 console.log(section);
 if (o.write) {
   const file = path.join(root, 'bench/RESULTS.md');

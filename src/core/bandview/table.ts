@@ -51,7 +51,12 @@ const lower = (c: number): number => (c >= 65 && c <= 90 ? c + 32 : c);
  * characters case-folded. Used to confirm that rows are already sorted.
  */
 export function naturalCompare(a: string, b: string): number {
-  let i = 0, j = 0;
+  // A shared prefix compares equal in both strings, except a digit run it ends inside: start there.
+  const n = Math.min(a.length, b.length);
+  let p = 0;
+  while (p < n && a.charCodeAt(p) === b.charCodeAt(p)) p++;
+  while (p > 0 && isDigit(a.charCodeAt(p - 1))) p--;
+  let i = p, j = p;
   while (i < a.length && j < b.length) {
     const ca = a.charCodeAt(i), cb = b.charCodeAt(j);
     if (isDigit(ca) && isDigit(cb)) {

@@ -91,7 +91,15 @@ export function encodeReport(report: BandReport): WireReport {
 
 type Rec = Record<string, unknown>;
 const isRec = (v: unknown): v is Rec => typeof v === 'object' && v !== null && !Array.isArray(v);
-const isStrArray = (v: unknown): v is string[] => Array.isArray(v) && v.every((s) => typeof s === 'string' && s.length <= 4096);
+function isStrArray(v: unknown): v is string[] {
+  if (!Array.isArray(v)) return false;
+  // A plain loop: 10,000 ids and as many paths, checked on every data message.
+  for (let i = 0; i < v.length; i++) {
+    const s: unknown = v[i];
+    if (typeof s !== 'string' || s.length > 4096) return false;
+  }
+  return true;
+}
 const isArrayOf = (v: unknown, len: number): v is unknown[] => Array.isArray(v) && v.length === len;
 const isInt = (x: unknown, max: number): x is number => typeof x === 'number' && Number.isInteger(x) && x >= 0 && x <= max;
 const isUnitOrNull = (x: unknown): x is number | null => x === null || (typeof x === 'number' && x >= 0 && x <= 1);
