@@ -13,6 +13,8 @@ import { auditTask } from '../src/core/audit/index';
 import { loadTasks } from '../src/core/discovery/index';
 import { loadTask } from '../src/core/loader/index';
 
+import { writeResultsSection } from './resultsFile';
+
 const ROOT = path.resolve(__dirname, '../..');
 const CORPUS = path.join(ROOT, 'bench/.corpus/audit');
 
@@ -152,9 +154,6 @@ async function main(): Promise<void> {
 }
 
 async function writeResults(r: { tasks: number; loadSec: number; auditSec: number; auditCpuSec: number; tasksPerSecWall: number; tasksPerSecPerCore: number; msPerTask: number; findings: number; tasksWithErrors: number; editLatencyMs: { p50: number; p95: number; max: number } }): Promise<void> {
-  const file = path.join(ROOT, 'bench/RESULTS.md');
-  let text = '';
-  try { text = await fs.readFile(file, 'utf8'); } catch { text = '# Benchmark results\n'; }
   const cpu = os.cpus()[0]?.model ?? 'unknown CPU';
   const section = [
     '<!-- audit:begin -->',
@@ -193,9 +192,7 @@ async function writeResults(r: { tasks: number; loadSec: number; auditSec: numbe
     'WebAssembly lazily instead of copied.',
     '<!-- audit:end -->',
   ].join('\n');
-  const re = /<!-- audit:begin -->[\s\S]*?<!-- audit:end -->/;
-  text = re.test(text) ? text.replace(re, section) : `${text.trimEnd()}\n\n${section}\n`;
-  await fs.writeFile(file, text);
+  writeResultsSection('audit', section);
 }
 
 main().catch((e: unknown) => { console.error(e); process.exit(1); });

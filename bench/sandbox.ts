@@ -21,6 +21,8 @@ import { TrialRunner, type TrialJob } from '../src/core/sandbox/runner';
 import type { ContainerRuntime } from '../src/core/sandbox/runtime';
 
 const run = promisify(execFile);
+import { writeResultsSection } from './resultsFile';
+
 const ROOT = path.resolve(__dirname, '../..');
 const FIXTURE = path.join(ROOT, 'test/fixtures/sandbox/bench-echo');
 
@@ -109,8 +111,6 @@ async function main(): Promise<void> {
 }
 
 function writeResults(r: { overhead: { runnerMs: number; dockerRunMs: number }; ratio: number; perCall: { call: string; perTrial: number; medianMs: number }[]; rerun: { rebuilds: number; ms: number }; throughput: { concurrency: number; trials: number; perMin: number }[]; containersLeft: number }): void {
-  const file = path.join(ROOT, 'bench/RESULTS.md');
-  let text = fs.existsSync(file) ? fs.readFileSync(file, 'utf8') : '# Benchmark results\n';
   const cpu = os.cpus()[0]?.model ?? 'unknown CPU';
   const section = [
     '<!-- sandbox:begin -->',
@@ -140,9 +140,7 @@ function writeResults(r: { overhead: { runnerMs: number; dockerRunMs: number }; 
     'sandbox promises, so they were not taken.',
     '<!-- sandbox:end -->',
   ].join('\n');
-  const re = /<!-- sandbox:begin -->[\s\S]*?<!-- sandbox:end -->/;
-  text = re.test(text) ? text.replace(re, section) : `${text.trimEnd()}\n\n${section}\n`;
-  fs.writeFileSync(file, text);
+  writeResultsSection('sandbox', section);
 }
 
 main().catch((e: unknown) => { console.error(e); process.exit(1); });

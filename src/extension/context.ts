@@ -23,6 +23,7 @@ export class Ctx implements vscode.Disposable {
   /** The static audit in the editor: diagnostics, and each task's worst finding in the explorer. */
   readonly audit: AuditService;
   private readonly disposables: vscode.Disposable[] = [];
+  private readonly services = new Map<new (ctx: Ctx) => vscode.Disposable, vscode.Disposable>();
 
   constructor(readonly extension: vscode.ExtensionContext) {
     this.log = this.own(createLog());
@@ -37,6 +38,19 @@ export class Ctx implements vscode.Disposable {
   own<T extends vscode.Disposable>(d: T): T {
     this.disposables.push(d);
     return d;
+  }
+
+  /**
+   * The one instance of a feature's service (sandbox, band…) for this context: made on first use, so
+   * activation does not pay for features never used, and disposed with the context.
+   */
+  service<T extends vscode.Disposable>(Service: new (ctx: Ctx) => T): T {
+    let s = this.services.get(Service) as T | undefined;
+    if (!s) {
+      s = this.own(new Service(this));
+      this.services.set(Service, s);
+    }
+    return s;
   }
 
   /** Absolute URI of a file shipped with the extension (media/, docs/rules/, dist/). */

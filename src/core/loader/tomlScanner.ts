@@ -64,14 +64,17 @@ class TomlScanner {
     return path;
   }
 
-  private keyValue(table: readonly string[]): void {
+  /** `key = value` at the cursor, recorded under `table`; false when it is not one or its value is empty. */
+  private keyValue(table: readonly string[]): boolean {
     const key = this.key();
-    if (!key) return;
+    if (!key) return false;
     this.skipInlineSpace();
-    if (this.s[this.i] !== '=') return;
+    if (this.s[this.i] !== '=') return false;
     this.i++;
     this.skipInlineSpace();
+    const valueStart = this.i;
     this.value([...table, ...key.segments], key.start, key.end);
+    return this.i !== valueStart;
   }
 
   /** Parses a value at the cursor and records it (and, for inline tables and arrays, its children). */
@@ -115,15 +118,7 @@ class TomlScanner {
       if (c === undefined) return;
       if (c === '}') { this.i++; return; }
       if (c === ',') { this.i++; continue; }
-      const key = this.key();
-      if (!key) return;
-      this.skipInlineSpace();
-      if (this.s[this.i] !== '=') return;
-      this.i++;
-      this.skipInlineSpace();
-      const before = this.i;
-      this.value([...path, ...key.segments], key.start, key.end);
-      if (this.i === before) return;
+      if (!this.keyValue(path)) return;
     }
   }
 

@@ -48,20 +48,25 @@ export function walk(node: SyntaxNode, visit: (n: SyntaxNode) => void, skip?: (n
   }
 }
 
+/** The nodes under `node` (not itself) grouped by type, in document order; `skip` prunes subtrees. */
+export function groupByType(node: SyntaxNode, skip?: (n: SyntaxNode) => boolean): Map<string, SyntaxNode[]> {
+  const built = new Map<string, SyntaxNode[]>();
+  walk(node, (n) => {
+    if (n === node) return;
+    const list = built.get(n.type);
+    if (list) list.push(n);
+    else built.set(n.type, [n]);
+  }, skip);
+  return built;
+}
+
 const rootIndex = new WeakMap<SyntaxNode, Map<string, SyntaxNode[]>>();
 
 /** Every node of a tree by type (document order), built once per tree: rules query roots often. */
 function indexRoot(root: SyntaxNode): Map<string, SyntaxNode[]> {
   let idx = rootIndex.get(root);
   if (!idx) {
-    const built = new Map<string, SyntaxNode[]>();
-    walk(root, (n) => {
-      if (n === root) return;
-      const list = built.get(n.type);
-      if (list) list.push(n);
-      else built.set(n.type, [n]);
-    });
-    idx = built;
+    idx = groupByType(root);
     rootIndex.set(root, idx);
   }
   return idx;

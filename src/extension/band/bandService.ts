@@ -138,14 +138,7 @@ export class BandService implements vscode.Disposable {
   }
 }
 
-const services = new WeakMap<Ctx, BandService>();
-
 /** The band service of this extension context, created on first use and disposed with it. */
 export function bandOf(ctx: Ctx): BandService {
-  let s = services.get(ctx);
-  if (!s) {
-    s = ctx.own(new BandService(ctx));
-    services.set(ctx, s);
-  }
-  return s;
+  return ctx.service(BandService);
 }

@@ -204,14 +204,7 @@ export class SandboxService implements vscode.Disposable {
   }
 }
 
-const services = new WeakMap<Ctx, SandboxService>();
-
 /** The sandbox service of this extension context, created on first use and disposed with it. */
 export function sandboxOf(ctx: Ctx): SandboxService {
-  let s = services.get(ctx);
-  if (!s) {
-    s = ctx.own(new SandboxService(ctx));
-    services.set(ctx, s);
-  }
-  return s;
+  return ctx.service(SandboxService);
 }

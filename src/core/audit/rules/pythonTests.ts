@@ -1,5 +1,5 @@
 import { callArgs, calleeLast, calleeName, isAssertingCall, pythonFunctions, skipNestedScopes, stringLiterals, stringValue, text, type PyFunction } from '../../parse/python';
-import { childByField, descendants, findAncestor, walk, type SyntaxNode, type SyntaxTree } from '../../parse/syntax';
+import { childByField, descendants, findAncestor, groupByType, walk, type SyntaxNode, type SyntaxTree } from '../../parse/syntax';
 import type { AuditContext } from '../context';
 import type { StaticRule } from '../rule';
 
@@ -32,14 +32,7 @@ const bodyIndex = new WeakMap<SyntaxNode, Map<string, SyntaxNode[]>>();
 function indexOf(body: SyntaxNode): Map<string, SyntaxNode[]> {
   let idx = bodyIndex.get(body);
   if (!idx) {
-    const built = new Map<string, SyntaxNode[]>();
-    walk(body, (n) => {
-      if (n === body) return;
-      const list = built.get(n.type);
-      if (list) list.push(n);
-      else built.set(n.type, [n]);
-    }, skipNestedScopes);
-    idx = built;
+    idx = groupByType(body, skipNestedScopes);
     bodyIndex.set(body, idx);
   }
   return idx;
