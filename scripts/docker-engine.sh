@@ -8,12 +8,29 @@
 #
 # Idempotent and safe to run concurrently: callers are serialized with flock.
 #
+# `--second` starts (or reuses) a second daemon on its own socket, data root, exec root and pid file,
+# standing in for a second host (integration tests of engine pools and engine faults). It prints
+# `DOCKER_HOST=unix://...` as its last line; point DOCKER_HOST there to use it.
+#
 # Environment:
+#   TASKWRIGHT_DOCKERD2_DIR  state folder of the second daemon (default /tmp/taskwright-dockerd2):
+#                            socket docker.sock, data root data/, exec root exec/, pid file dockerd.pid
 #   TASKWRIGHT_DOCKERD_DIR   folder for the daemon's log and lock (default /tmp/taskwright-dockerd)
 #   TASKWRIGHT_DOCKERD_WAIT  seconds to wait for the daemon to answer (default 30)
 set -euo pipefail
 
-state_dir="${TASKWRIGHT_DOCKERD_DIR:-/tmp/taskwright-dockerd}"
+second=0
+if [ "${1:-}" = "--second" ]; then second=1; shift; fi
+extra_args=()
+if [ "$second" = 1 ]; then
+  state_dir="${TASKWRIGHT_DOCKERD2_DIR:-/tmp/taskwright-dockerd2}"
+  mkdir -p "$state_dir/data" "$state_dir/exec"
+  export DOCKER_HOST="unix://$state_dir/docker.sock"
+  extra_args=(--host "$DOCKER_HOST" --data-root "$state_dir/data" --exec-root "$state_dir/exec"
+    --pidfile "$state_dir/dockerd.pid")
+else
+  state_dir="${TASKWRIGHT_DOCKERD_DIR:-/tmp/taskwright-dockerd}"
+fi
 wait_sec="${TASKWRIGHT_DOCKERD_WAIT:-30}"
 log_file="$state_dir/dockerd.log"
 lock_file="$state_dir/lock"
@@ -32,6 +49,7 @@ describe() {
 if command -v docker >/dev/null 2>&1 && answers; then
   describe
   say "A daemon was already running: nothing started."
+  [ "$second" = 1 ] && echo "DOCKER_HOST=$DOCKER_HOST"
   exit 0
 fi
 
@@ -43,6 +61,7 @@ flock -w 300 9 || fail "timed out waiting for $lock_file (another docker-engine.
 if command -v docker >/dev/null 2>&1 && answers; then
   describe
   say "A daemon was already running: nothing started."
+  [ "$second" = 1 ] && echo "DOCKER_HOST=$DOCKER_HOST"
   exit 0
 fi
 
@@ -60,6 +79,7 @@ command -v docker >/dev/null 2>&1 || fail "no docker CLI found after installing 
 
 # A dockerd that died uncleanly leaves its pid file behind, and a new one refuses to start.
 pid_file=/var/run/docker.pid
+[ "$second" = 1 ] && pid_file="$state_dir/dockerd.pid"
 if [ -s "$pid_file" ] && ! kill -0 "$(cat "$pid_file")" 2>/dev/null; then
   say "removing stale $pid_file (pid $(cat "$pid_file") is not running)"
   rm -f "$pid_file"
@@ -70,7 +90,7 @@ say "starting dockerd (no bridge, no iptables, registry pulls blocked); log: $lo
 HTTP_PROXY=http://127.0.0.1:9 HTTPS_PROXY=http://127.0.0.1:9 \
   http_proxy=http://127.0.0.1:9 https_proxy=http://127.0.0.1:9 \
   NO_PROXY=localhost,127.0.0.1,::1 no_proxy=localhost,127.0.0.1,::1 \
-  setsid dockerd --bridge=none --iptables=false --ip6tables=false --ip-masq=false \
+  setsid dockerd --bridge=none --iptables=false --ip6tables=false --ip-masq=false "${extra_args[@]}" \
   </dev/null >>"$log_file" 2>&1 9>&- &
 daemon_pid=$!
 
@@ -90,3 +110,5 @@ $(tail -n 20 "$log_file" 2>/dev/null)"
 done
 describe
 say "started dockerd (pid $daemon_pid)."
+[ "$second" = 1 ] && echo "DOCKER_HOST=$DOCKER_HOST"
+exit 0
