@@ -53,3 +53,8 @@ export function precisionNote(rule: string, data: PrecisionData = PRECISION, sev
   if (parts.length === 1 && entries.length === 1) return `Measured precision: ${only.text} ${where})`;
   return `Measured precision: ${parts.map((x) => `${x.severity} ${x.text})`).join(', ')} — ${where}`;
 }
+
+/** The editor's hover over a diagnostic of `rule`: its id and measured precision (markdown). */
+export function precisionHoverText(rule: string, severity?: Severity, data: PrecisionData = PRECISION): string {
+  return `\`${rule}\` — ${precisionNote(rule, data, severity)}`;
+}
