@@ -19,24 +19,24 @@ const data: PrecisionData = {
   },
 };
 
-describe('measured precision text (docs pages and hovers)', () => {
-  it('states the figure, the sample, the finding count and the seed from the data', () => {
+void describe('measured precision text (docs pages and hovers)', () => {
+  void it('states the figure, the sample, the finding count and the seed from the data', () => {
     assert.equal(precisionNote('one-sev', data), 'Measured precision: 0.95 (19/20 sampled of 212 findings on real tasks, seed 20261202; bench/ACCURACY.md)');
     assert.equal(precisionNote('part-labelled', data), 'Measured precision: 0.70 (7/10 labelled of 20 sampled of 40 findings on real tasks, seed 20261202; bench/ACCURACY.md)');
   });
 
-  it('gives each severity of a graded rule, or the one the diagnostic has', () => {
+  void it('gives each severity of a graded rule, or the one the diagnostic has', () => {
     assert.equal(precisionNote('two-sev', data), 'Measured precision: error 1.00 (11/11 sampled of 11 findings), warning 0.50 (10/20 sampled of 46 findings) — on real tasks, seed 20261202; bench/ACCURACY.md');
     assert.equal(precisionNote('two-sev', data, 'warning'), 'Measured precision: 0.50 (10/20 sampled of 46 findings on real tasks, seed 20261202; bench/ACCURACY.md)');
     assert.equal(precisionHoverText('two-sev', 'error', data), '`two-sev` — Measured precision: 1.00 (11/11 sampled of 11 findings on real tasks, seed 20261202; bench/ACCURACY.md)');
   });
 
-  it('says "not yet measured" for a rule without labelled sample members', () => {
+  void it('says "not yet measured" for a rule without labelled sample members', () => {
     assert.equal(precisionNote('unlabelled', data), 'Measured precision: not yet measured on real tasks (bench/ACCURACY.md).');
     assert.equal(precisionNote('no-such-rule', data), 'Measured precision: not yet measured on real tasks (bench/ACCURACY.md).');
   });
 
-  it('the generated line of every rule page is the note of src/core/audit/precision.json', () => {
+  void it('the generated line of every rule page is the note of src/core/audit/precision.json', () => {
     const docs = path.join(ROOT, 'docs/rules');
     const pages = fs.readdirSync(docs).filter((f) => f.endsWith('.md') && f !== 'README.md');
     assert.ok(pages.length > 10);
@@ -49,8 +49,8 @@ describe('measured precision text (docs pages and hovers)', () => {
   });
 });
 
-describe('bench/accuracy sampling', () => {
-  it('orders findings by the seeded hash, 20 per (rule, severity), errors and warnings only', async () => {
+void describe('bench/accuracy sampling', () => {
+  void it('orders findings by the seeded hash, 20 per (rule, severity), errors and warnings only', async () => {
     const lib = await import(path.join(ROOT, 'bench/accuracy/lib.mjs')) as {
       precisionSample: (f: object[], seed: number) => Map<string, { task: string }[]>;
       perCorpusQuota: (n: number, total: number) => number;
