@@ -55,6 +55,7 @@ function accuracyMd(s) {
   L.push('', '## Method', '');
   L.push(`- Seed **${SEED}**. Precision sample: per (rule, severity) at error or warning, findings ordered by \`sha256(seed:corpus/task/file:line:rule)\`, the first ${PRECISION_SAMPLE}. Precision = true / labelled sample members; the Wilson 95% interval is shown.`);
   L.push(`- Task sample (recall, clean quietness): per corpus, task folders (holding task.toml / task.yaml, found from the files) ordered by \`sha256(seed:corpus/task)\`, the first ceil(${TASK_SAMPLE} × share), at least ${MIN_PER_CORPUS}. Each is read whole, without the audit's findings, and every defect a maintainer would act on is labelled (file, line, class) in \`labels/core.json\`, or the task is labelled clean.`);
+  L.push('- The reader read each sampled task before looking at any finding (long data files by their head) and labelled what a maintainer would act on at warning or error. Judgement calls, stated so they can be disputed: pytest run on `/tests` without `--noconftest` or a verifier-owned ini is a defect (the root agent can put `pytest.ini` or `conftest.py` in `/`, an ancestor of the tests); a base image by tag, installs at test time under TB1\'s always-on network, and the SWE-bench adapter layout are not defects at warning level.');
   L.push('- A defect is found when a warning or error finding of the right class is on its file at its line (±1), or anywhere in the file for a file-level defect.');
   L.push(`- Labels: ${s.labelFiles.map((f) => `\`labels/${f}\``).join(', ') || 'none'} (${s.labelCounts.findings} judged findings, ${s.labelCounts.defects} defects, ${s.labelCounts.clean} clean tasks). Findings on blobs absent from a snapshot are dropped.`, '');
   L.push('## Precision by severity', '', '| severity | findings | rules | labelled sample members | pooled precision | Wilson 95% | weighted by findings (over) |', '|---|---:|---:|---:|---:|---|---|');
@@ -66,6 +67,10 @@ function accuracyMd(s) {
   L.push(`${r.sampleTasks.length} tasks sampled, **${r.read} read** and labelled. Labelled defects: ${r.random.defects}; found at warning or error: **${r.random.found} = ${f2(r.random.recall)}** ${ci(r.random.ci)}; also counting info findings: ${r.random.foundWithInfo}.`, '');
   L.push('| class | defects | found | recall | Wilson 95% | found incl. info |', '|---|---:|---:|---:|---|---:|');
   for (const [c, x] of Object.entries(r.random.byClass)) L.push(`| ${c} | ${x.defects} | ${x.found} | ${f2(x.recall)} | ${ci(x.ci)} | ${x.foundWithInfo} |`);
+  L.push('', '| corpus | defects | found | recall |', '|---|---:|---:|---:|');
+  for (const [c, x] of Object.entries(r.random.byCorpus)) L.push(`| ${c.replace('+', '/')} | ${x.defects} | ${x.found} | ${f2(x.recall)} |`);
+  L.push('', '| expected rule | defects | found (right class and place) | found by that rule |', '|---|---:|---:|---:|');
+  for (const [k, x] of Object.entries(r.random.byRule).sort((a, b) => b[1].defects - a[1].defects)) L.push(`| ${k === '(none)' ? '(no rule fits yet)' : `\`${k}\``} | ${x.defects} | ${x.found} | ${x.byThatRule} |`);
   L.push('', `Known defects (labelled outside the random sample, e.g. by the rules' readers): ${r.known.found}/${r.known.defects} = ${f2(r.known.recall)}.`, '');
   L.push('## Clean tasks stay quiet', '');
   L.push(`Of the ${r.clean.tasks} sampled tasks read whole and judged clean, **${r.clean.loud} (${f2(r.clean.share)})** get any warning or error ${ci(r.clean.ci)} (goal ≤ 0.10).`, '');

@@ -4,7 +4,7 @@
 // precision sample, labelled, precision (Wilson 95%), stale labels; then recall on the random task
 // sample, clean-task quietness and the outside judgement of terminal-bench-qc's fixtures.
 //   npm run build && node bench/accuracy/run.mjs [--corpus DIR] [--rules a,b] [--sample-out FILE]
-//       [--tasks-out FILE] [--reuse] [--jobs N] [--write]
+//       [--tasks-out FILE] [--recall-out FILE] [--reuse] [--jobs N] [--write]
 // The corpus folder is --corpus, else $TASKWRIGHT_CORPUS_DIR, else bench/.corpus (git-ignored); a
 // corpus missing there is laid out from /work/.mirror/<name>/repo with extract.mjs.
 import { spawn, spawnSync } from 'node:child_process';
@@ -23,7 +23,7 @@ const CACHE = path.join(ROOT, 'bench/.corpus/accuracy-audit.json');
 
 const { values: opt } = parseArgs({
   options: {
-    corpus: { type: 'string' }, rules: { type: 'string' }, 'sample-out': { type: 'string' }, 'tasks-out': { type: 'string' },
+    corpus: { type: 'string' }, rules: { type: 'string' }, 'sample-out': { type: 'string' }, 'tasks-out': { type: 'string' }, 'recall-out': { type: 'string' },
     reuse: { type: 'boolean', default: false }, jobs: { type: 'string', default: '2' }, write: { type: 'boolean', default: false },
     mirror: { type: 'string', default: '/work/.mirror' },
   },
@@ -141,6 +141,15 @@ async function main() {
   if (opt['tasks-out']) {
     fs.writeFileSync(opt['tasks-out'], JSON.stringify(stats.recall.sampleTasks, null, 2) + '\n');
     console.error(`wrote the ${stats.recall.sampleTasks.length}-task recall sample to ${opt['tasks-out']}`);
+  }
+  if (opt['recall-out']) {
+    // Each labelled defect with whether (and by which rules) a warning or error finding found it,
+    // plus the loud findings of the sampled tasks, so a reader can see what the audit missed.
+    const inSample = new Set(stats.recall.sampleTasks.map((t) => `${t.corpus}/${t.task}`));
+    const loud = findings.filter((f) => (f.severity === 'error' || f.severity === 'warning') && inSample.has(`${f.corpus}/${f.task}`))
+      .map((f) => ({ corpus: f.corpus, task: f.task, rule: f.rule, severity: f.severity, class: f.class, file: f.file, line: f.line }));
+    fs.writeFileSync(opt['recall-out'], JSON.stringify({ defects: [...stats.recall.random.rows, ...stats.recall.known.rows], findings: loud }, null, 2) + '\n');
+    console.error(`wrote the recall join to ${opt['recall-out']}`);
   }
   if (opt.write) writeOutputs(stats, ROOT);
 }

@@ -84,7 +84,18 @@ function recallOf(defects, findings) {
     const rs = rows.filter((r) => r.class === c);
     if (rs.length) byClass[c] = summary(rs);
   }
-  return { ...summary(rows), byClass, rows };
+  // Per expected rule (null: no rule fits yet): how many the audit found, and how many that rule found.
+  const byRule = {};
+  for (const r of rows) {
+    const k = r.rule ?? '(none)';
+    byRule[k] ??= { defects: 0, found: 0, byThatRule: 0 };
+    byRule[k].defects++;
+    if (r.found) byRule[k].found++;
+    if (r.rightRule) byRule[k].byThatRule++;
+  }
+  const byCorpus = {};
+  for (const c of [...new Set(rows.map((r) => r.corpus))].sort()) byCorpus[c] = summary(rows.filter((r) => r.corpus === c));
+  return { ...summary(rows), byClass, byRule, byCorpus, rows };
 }
 
 function outsideJudgement(corpora, findings, tasksByCorpus) {

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import { PRECISION, precisionHoverText, precisionNote, type PrecisionData } from '../../src/core/audit/precision';
@@ -71,5 +72,52 @@ void describe('bench/accuracy sampling', () => {
     assert.equal(lib.perCorpusQuota(2, 5513), 2);
     const w = lib.wilson(19, 20);
     assert.ok(w && Math.abs(w.low - 0.7639) < 1e-3 && Math.abs(w.high - 0.9911) < 1e-3);
+  });
+});
+
+void describe('bench/accuracy label join', () => {
+  type Labels = { findings: object[]; defects: object[]; clean: object[] };
+  type Finding = { corpus: string; task: string; rule: string; class: string; file: string | null; line: number | null };
+  const load = async () => await import(path.join(ROOT, 'bench/accuracy/labels.mjs')) as {
+    loadLabels: (dir: string) => Labels;
+    finds: (f: Finding, d: object) => boolean;
+    joinFindingLabels: (labels: object[], byKey: Map<string, Finding>, fpOf: (f: Finding) => string | null) => { verdicts: Map<string, unknown>; stale: object[]; gone: object[] };
+  };
+
+  void it('finds a defect at its line ±1 with the right class, anywhere in the file when file-level', async () => {
+    const { finds } = await load();
+    const f: Finding = { corpus: 'c', task: 't', rule: 'r', class: 'misalignment', file: 'tests/test.sh', line: 5 };
+    const d = { corpus: 'c', task: 't', class: 'misalignment', file: 'tests/test.sh', line: 4 };
+    assert.equal(finds(f, d), true);
+    assert.equal(finds(f, { ...d, line: 7 }), false);
+    assert.equal(finds(f, { ...d, class: 'brittleness' }), false);
+    assert.equal(finds(f, { ...d, line: null }), true);
+    assert.equal(finds(f, { ...d, file: 'tests/other.py', line: null }), false);
+    assert.equal(finds(f, { ...d, file: null, line: null }), true);
+  });
+
+  void it('reports a label whose line text changed as stale and one with no finding as gone', async () => {
+    const { joinFindingLabels } = await load();
+    const f: Finding = { corpus: 'c', task: 't', rule: 'r', class: 'invalidity', file: 'a', line: 2 };
+    const key = ['c', 't', 'r', 'a', '2'].join('\u0000');
+    const byKey = new Map([[key, f]]);
+    const base = { corpus: 'c', task: 't', rule: 'r', file: 'a', line: 2, verdict: 'true', why: 'x' };
+    const j = joinFindingLabels([{ ...base, fp: 'aaaa' }, { ...base, line: 9, fp: 'bbbb' }], byKey, () => 'cccc');
+    assert.equal(j.verdicts.size, 0);
+    assert.equal(j.stale.length, 1);
+    assert.equal(j.gone.length, 1);
+    const ok = joinFindingLabels([{ ...base, fp: 'cccc' }], byKey, () => 'cccc');
+    assert.equal(ok.verdicts.size, 1);
+  });
+
+  void it('rejects a malformed label file, naming the file and the entry', async () => {
+    const { loadLabels } = await load();
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tw-labels-'));
+    try {
+      fs.writeFileSync(path.join(dir, 'x.json'), JSON.stringify({ version: 1, defects: [{ corpus: 'c', task: 't', file: null, line: null, class: 'nope', rule: null, why: 'w' }] }));
+      assert.throws(() => loadLabels(dir), /x\.json: defects\[0\]: "class" must be one of/);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
