@@ -37,16 +37,24 @@ void describe('measured precision text (docs pages and hovers)', () => {
     assert.equal(precisionNote('no-such-rule', data), 'Measured precision: not yet measured on real tasks (bench/ACCURACY.md).');
   });
 
-  void it('the generated line of every rule page is the note of src/core/audit/precision.json', () => {
+  void it('the generated line of a rule page is the note of src/core/audit/precision.json', () => {
     const docs = path.join(ROOT, 'docs/rules');
     const pages = fs.readdirSync(docs).filter((f) => f.endsWith('.md') && f !== 'README.md');
     assert.ok(pages.length > 10);
+    let withLine = 0;
     for (const page of pages) {
+      const rule = page.slice(0, -3);
       const text = fs.readFileSync(path.join(docs, page), 'utf8');
       const m = /<!-- precision:begin -->\n(.*)\n<!-- precision:end -->/.exec(text);
-      assert.ok(m, `${page}: no generated precision line (run node bench/accuracy/run.mjs --write)`);
-      assert.equal(m[1], precisionNote(page.slice(0, -3), PRECISION), `${page}: out of date with precision.json`);
+      // A page added since the last `run.mjs --write` may lack the line only while its rule is unmeasured.
+      if (!m) {
+        assert.equal(PRECISION.rules[rule], undefined, `${page}: measured in precision.json but the page has no generated line (run node bench/accuracy/run.mjs --write)`);
+        continue;
+      }
+      withLine++;
+      assert.equal(m[1], precisionNote(rule, PRECISION), `${page}: out of date with precision.json`);
     }
+    assert.ok(withLine > 10, 'the rule pages carry the generated precision line');
   });
 });
 
