@@ -61,6 +61,10 @@ function auditCorpus(c, dir) {
   });
 }
 
+function cliMtime() {
+  return fs.statSync(path.join(ROOT, 'dist/cli.js')).mtimeMs;
+}
+
 function absentSet(dir) {
   try { return new Set(fs.readFileSync(path.join(dir, '.absent-files'), 'utf8').split('\n').filter(Boolean)); } catch { return new Set(); }
 }
@@ -99,9 +103,11 @@ async function main() {
   if (opt.reuse && fs.existsSync(CACHE)) {
     audit = JSON.parse(fs.readFileSync(CACHE, 'utf8'));
     console.error(`reusing the audit of ${audit.date} from ${path.relative(ROOT, CACHE)}`);
+    // The cache says nothing once the rules change: warn when the CLI was rebuilt since.
+    if (audit.cliMtime !== cliMtime()) console.error('warning: dist/cli.js changed since that audit; rerun without --reuse after a rule change');
   } else {
     const r = await runAudits(dirs);
-    audit = { date: new Date().toISOString(), seconds: r.seconds, results: r.results };
+    audit = { date: new Date().toISOString(), seconds: r.seconds, cliMtime: cliMtime(), results: r.results };
     fs.mkdirSync(path.dirname(CACHE), { recursive: true });
     fs.writeFileSync(CACHE, JSON.stringify(audit));
   }
