@@ -283,7 +283,7 @@ void describe('generate: the pipeline against the wire-level server', () => {
     assert.equal(req.headers.authorization, `Bearer ${KEY}`);
     assert.equal(req.headers['anthropic-version'], '2026-10-21');
     assert.equal(req.body.stream, true);
-    assert.deepEqual(req.body.tool_choice, { type: 'tool', name: 'submit_task' });
+    assert.deepEqual(req.body.tool_choice, { type: 'tool', name: 'submit_task', disable_parallel_tool_use: true });
     assert.deepEqual((req.body.system as { cache_control?: unknown }[])[0]?.cache_control, { type: 'ephemeral' });
     assert.equal((req.body.tools as { name: string }[])[0]?.name, 'submit_task');
   });
