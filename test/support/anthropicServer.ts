@@ -130,7 +130,12 @@ function writeStream(res: http.ServerResponse, model: string, r: Extract<Scripte
   const stalled = (): boolean => ended || (r.stallAfterEvents !== undefined && sent >= r.stallAfterEvents);
   const ev = (name: string, data: unknown): void => {
     if (stalled()) return;
-    if (r.cutAfterEvents !== undefined && sent >= r.cutAfterEvents) { ended = true; res.socket?.destroy(); return; }
+    if (r.cutAfterEvents !== undefined && sent >= r.cutAfterEvents) {
+      // Let what was written reach the client first: the cut is mid-answer, not before it.
+      ended = true;
+      setTimeout(() => res.socket?.destroy(), 50);
+      return;
+    }
     if (r.errorAfterEvents !== undefined && sent >= r.errorAfterEvents) {
       ended = true;
       const type = r.errorType ?? 'overloaded_error';

@@ -53,9 +53,6 @@ export interface CallerOptions {
   readonly maxTokensCeiling?: number;
 }
 
-/** Models seen refusing a forced tool_choice in this process: asked through `auto` from then on. */
-const refusesForcedTool = new Set<string>();
-
 /** Tokens of a text, under-estimated on purpose (≈4 characters a token) so a breakpoint is never placed too early. */
 export const estimateTokens = (text: string): number => Math.floor(text.length / 4);
 
@@ -69,6 +66,9 @@ export function answerInstruction(tool: string): string {
  * breakpoints only where the prefix is long enough to be cached, and costs from the dated price table.
  */
 export class ModelCaller {
+  /** Set once the model refused a forced tool_choice: the rest of the run asks through `auto`. */
+  private refusesForcedTool = false;
+
   constructor(private readonly o: CallerOptions) {}
 
   get model(): string {
@@ -86,7 +86,7 @@ export class ModelCaller {
 
   /** Whether this caller will force `answerTool` (false once the model refused it). */
   forcesTool(): boolean {
-    return !refusesForcedTool.has(this.o.model);
+    return !this.refusesForcedTool;
   }
 
   /** The request's parameters (also what a batch item carries). */
@@ -123,8 +123,8 @@ export class ModelCaller {
 
   /** Reads a refusal of the forced tool (from a stream or a batch item) and remembers it. */
   noteForcedToolRefused(detail: string): void {
-    if (refusesForcedTool.has(this.o.model)) return;
-    refusesForcedTool.add(this.o.model);
+    if (this.refusesForcedTool) return;
+    this.refusesForcedTool = true;
     this.o.onNotice?.(`${this.o.model} refuses a forced tool_choice (${detail}); asking with tool_choice auto and the instruction to answer through the tool`);
   }
 
