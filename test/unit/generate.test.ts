@@ -92,9 +92,12 @@ void describe('generate: the system prompt', () => {
   void it('carries the audit rules from the rule table, the base image and the format contract', () => {
     const p = systemPrompt('harbor');
     for (const r of STATIC_RULES.filter((x) => x.severity !== 'info')) assert.ok(p.includes(`${r.id}: ${r.title}`), r.id);
-    assert.match(p, /debian:bookworm-slim/);
-    assert.match(p, /python3 3\.11 and pytest 7/);
-    assert.match(p, /NO network/);
+    // What the REAL public images hold, so an accepted task runs on a stock runner too.
+    assert.match(p, /FROM python:3\.11-slim` .*It does NOT contain pytest/);
+    assert.match(p, /RUN pip install --no-cache-dir pytest==7\.2\.1/);
+    assert.match(p, /the real image has no python3 and no pytest/);
+    assert.doesNotMatch(p, /python3 3\.11 and pytest 7 .*already installed/);
+    assert.match(p, /no network/);
     assert.match(p, /\/logs\/verifier\/reward\.txt/);
     assert.match(p, /--noconftest -c \/dev\/null/);
     assert.match(systemPrompt('tb1'), /never `COPY \. \.\.\.`/);
