@@ -144,6 +144,9 @@ export const assertionFreeTest: StaticRule = {
       const helpers = assertingHelpers(tf);
       for (const fn of tf.functions) {
         if (!fn.isTest || asserts(fn).length > 0 || failsOtherwise(tf, fn, helpers)) continue;
+        // `return True/False` is a driver's convention (a script's own main loop counts the results),
+        // not a pytest test: judging it as one misreads the file.
+        if (own(fn, 'return_statement').some((r) => r.children.some((c) => c.named))) continue;
         const body = text(tf.tree, fn.body).trim();
         if (/^(pass|\.\.\.)$/.test(body) || /^("""|''')[\s\S]*("""|''')\s*(pass)?$/.test(body)) {
           yield { file: tf.file, range: fnRange(ctx, tf, fn), message: `${fn.name} is empty: it passes for any agent.` };
@@ -324,6 +327,18 @@ const TIMERS = /^(time\.)?(time|perf_counter|monotonic|process_time)(_ns)?$/;
  * `elapsed < 2` (or `2 > elapsed`): an upper bound on the duration, which a slow host breaks.
  * A lower bound (`elapsed >= 6`: "it really waited") holds more easily the slower the host is.
  */
+const TIGHT_SECONDS = 5;
+
+/** The numeric bound of a duration comparison, in seconds (by the duration variable's units). */
+function boundSeconds(tree: SyntaxTree, e: SyntaxNode, scale: ReadonlyMap<string, number>): number | undefined {
+  const parts = e.children.filter((c) => c.named);
+  const num = parts.find((p) => p.type === 'integer' || p.type === 'float');
+  if (!num) return undefined;
+  const id = parts.find((p) => p.type === 'identifier');
+  const k = id ? (scale.get(text(tree, id)) ?? 1) : 1;
+  return Number(text(tree, num).replace(/_/g, '')) * k;
+}
+
 function upperBoundOnDuration(tree: SyntaxTree, e: SyntaxNode, isDuration: (n: SyntaxNode) => boolean): boolean {
   const parts = e.children.filter((c) => c.named);
   const ops = e.children.filter((c) => !c.named).map((c) => c.type);
@@ -347,6 +362,7 @@ export const wallClockThreshold: StaticRule = {
       for (const fn of tf.functions.filter((f) => f.isTest)) {
         const timerVars = new Set<string>();
         const durations = new Set<string>();
+        const scale = new Map<string, number>();
         for (const asg of own(fn, 'assignment')) {
           const left = childByField(asg, 'left');
           const right = childByField(asg, 'right');
@@ -358,6 +374,9 @@ export const wallClockThreshold: StaticRule = {
             const calls = descendants(right, 'call').map((cl) => calleeName(tf.tree, cl));
             if (ids.some((i) => timerVars.has(i)) || calls.some((cl) => TIMERS.test(cl))) durations.add(name);
           }
+          // Units: `(t1 - t0) * 1000` is milliseconds, `*_ns` clocks nanoseconds.
+          const rt = text(tf.tree, right).replace(/\s+/g, '');
+          if (durations.has(name)) scale.set(name, /\*(1000|1e3)\b/.test(rt) ? 1e-3 : /_ns\(/.test(rt) ? 1e-9 : 1);
         }
         if (durations.size === 0 && timerVars.size === 0) continue;
         for (const a of asserts(fn)) {
@@ -366,7 +385,11 @@ export const wallClockThreshold: StaticRule = {
           const isDuration = (n: SyntaxNode): boolean => (n.type === 'identifier' ? durations.has(text(tf.tree, n)) : descendants(n, 'identifier').some((i) => durations.has(text(tf.tree, i))))
             || descendants(n, 'call').some((cl) => TIMERS.test(calleeName(tf.tree, cl)));
           if (!upperBoundOnDuration(tf.tree, e, isDuration)) continue;
-          yield { file: tf.file, range: ctx.range(tf.file, a.start, a.end), message: 'This assertion compares elapsed wall-clock time with a constant: on a loaded or CPU-throttled host a correct solution fails. Measure work (operations, complexity) or use a generous bound with a median of several runs.' };
+          // A bound of many seconds is a hang guard; a tight one (under TIGHT_SECONDS) is what a
+          // throttled host breaks (CFS quota pauses alone reach ~100 ms).
+          const bound = boundSeconds(tf.tree, e, scale);
+          const tight = bound === undefined || bound < TIGHT_SECONDS;
+          yield { file: tf.file, range: ctx.range(tf.file, a.start, a.end), severity: tight ? 'warning' : 'info', message: `This assertion bounds elapsed wall-clock time${bound !== undefined ? ` (${+bound.toPrecision(3)} s)` : ''}: on a loaded or CPU-throttled host a correct solution fails. Measure work (operations, complexity) or use a generous bound with a median of several runs.` };
         }
       }
     }

@@ -448,6 +448,22 @@ function freshlyCopied(ctx: AuditContext, script: ShellScript, cmd: ShellCommand
   });
 }
 
+/**
+ * The file a command runs: `bash x.sh`, `python3 x.py`, `python -m unittest dir/x.py` (the word after
+ * the module), `make -f x.mk` (a bare `make test` names a target, not a file), `./x.sh`.
+ */
+function scriptTarget(w: readonly string[], cmd: ShellCommand): string | undefined {
+  const n = w[0] ?? '';
+  if (/^python(3(\.\d+)?)?$/.test(n)) {
+    const m = w.indexOf('-m');
+    const rest = m > 0 ? w.slice(m + 2) : w.slice(1);
+    return rest.find((x) => !x.startsWith('-') && (m < 0 || /[/.]/.test(x)));
+  }
+  if (n === 'make') { const f = w.findIndex((x) => x === '-f' || x === '--file'); return f > 0 ? w[f + 1] : undefined; }
+  if (/^(bash|sh|node)$/.test(n)) return w.slice(1).find((x) => !x.startsWith('-'));
+  return cmd.nameWord.value.includes('/') ? cmd.nameWord.value : undefined;
+}
+
 /** The agent-writable test path pytest collects that the image (not this script) put there. */
 function editableTestTarget(ctx: AuditContext, dests: readonly string[], script: ShellScript, cmd: ShellCommand): string | undefined {
   const cwd = workingDirAt(ctx, script, cmd);
@@ -469,7 +485,6 @@ export const verifierRunsAgentWritableCode: StaticRule = {
     for (const { file, script } of scripts(ctx)) {
       for (const cmd of script.commands) {
         const w = effectiveWords(cmd);
-        const n = w[0] ?? '';
         const cwd = workingDirAt(ctx, script, cmd);
         if (isPytestCommand(cmd)) {
           // pytest collecting a test file the image placed where the agent works: the agent edits the test.
@@ -477,7 +492,7 @@ export const verifierRunsAgentWritableCode: StaticRule = {
           if (r) yield { file, range: cmdRange(ctx, file, cmd), severity: 'error', message: `pytest runs ${r}, the copy of the tests the image puts where the agent works: the agent can edit the test itself (or delete its checks) and pass. Run the copy the harness mounts at /tests.` };
           continue;
         }
-        const rel = /^(bash|sh|python3?|node|make)$/.test(n) ? w.slice(1).find((x) => !x.startsWith('-')) : cmd.nameWord.value.includes('/') ? cmd.nameWord.value : undefined;
+        const rel = scriptTarget(w, cmd);
         if (!rel) continue;
         const target = rel.startsWith('/') ? rel : cwd !== undefined ? resolveWord(rel, cwd) : undefined;
         if (!target || !ctx.isAgentWritable(target)) continue;
