@@ -358,7 +358,7 @@ function collectTargets(args: readonly string[]): { paths: string[]; opaque: boo
     if (w.startsWith('-')) { if (PYTEST_VALUE_OPTS.has(w)) i++; continue; }
     // Values of options not in the table (`--reruns 3`) are not paths: keep only path-like words.
     const target = w.split('::')[0] ?? w;
-    if (/\.py$|\/|^\.{1,2}$|^tests?$/.test(target)) out.push(target);
+    if (/\.py$|\/|^\.{1,2}$|test/i.test(target)) out.push(target);
     else if (/[$`*]/.test(target)) opaque = true;
   }
   return { paths: out, opaque };
@@ -468,9 +468,12 @@ function scriptTarget(w: readonly string[], cmd: ShellCommand): string | undefin
 function editableTestTarget(ctx: AuditContext, dests: readonly string[], script: ShellScript, cmd: ShellCommand): string | undefined {
   const cwd = workingDirAt(ctx, script, cmd);
   if (cwd === undefined) return undefined;
+  const instruction = ctx.instruction();
   for (const t of collectTargets(pytestArgs(effectiveWords(cmd))).paths) {
     const r = resolveWord(t, cwd);
     if (!r || !ctx.isAgentWritable(r) || r.startsWith('/logs/')) continue;
+    // Tests the instruction asks the agent to write are its deliverable, not the judge's copy.
+    if (instruction.includes(`${r.split('/').pop() ?? r}/`)) continue;
     if (dests.some((d) => under(r, d) || under(d, r)) && !freshlyCopied(ctx, script, cmd, r)) return r;
   }
   return undefined;
