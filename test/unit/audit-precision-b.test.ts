@@ -119,6 +119,10 @@ const CASES: readonly Case[] = [
     files: { 'environment/Dockerfile': 'FROM python:3.12-slim-bookworm\nRUN pip install --no-cache-dir pytest==8.3.3\nWORKDIR /app\nCOPY data/ /app/data/\nRUN touch /app/reference_input.txt\n',
       'tests/test_outputs.py': PYT('REF = Path("/app/reference_input.txt")\n\n\ndef test_roundtrip():\n    REF.write_text("abc")\n    out = subprocess.run(["/app/tool", str(REF)], capture_output=True, text=True).stdout\n    assert out == "cba"\n') },
     want: [] },
+  { name: 'a reference input handed to the agent\'s program, or a name merely containing "reference", is not an expected value', base: 'clean-harbor', rules: ['expected-from-agent-writable-path'],
+    files: { 'environment/Dockerfile': 'FROM python:3.12-slim-bookworm\nRUN pip install --no-cache-dir pytest==8.3.3\nWORKDIR /app\nCOPY data/ /app/data/\nCOPY reference.bed preferences.json /app/\n',
+      'tests/test_outputs.py': PYT('def test_intersect():\n    out = subprocess.run(["/app/run.sh", "/app/reference.bed"], capture_output=True, text=True).stdout\n    prefs = json.loads(Path("/app/preferences.json").read_text())\n    assert out.count("\\n") == len(prefs)\n') },
+    want: [] },
   // Python: network in test code
   { name: 'grading by a raw-IP judge behind an env default', base: 'clean-harbor', rules: ['external-grading-service', 'test-code-network-fetch'],
     files: { 'tests/test_outputs.py': `import requests\n${PYT('BASE = os.environ.get("BASE_URL", "http://198.51.100.4:8081")\n\n\ndef test_judge():\n    r = requests.post(f"{BASE}/submit", files={"code": open("/app/main.cpp", "rb")}, timeout=30)\n    assert r.json()["passed"] is True\n')}` },

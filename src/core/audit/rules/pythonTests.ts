@@ -571,7 +571,25 @@ export const nonInvokingTest: StaticRule = {
   },
 };
 
-const EXPECTED_NAME = /(expected|golden|ground[_-]?truth|answer|reference)[^/]*$/i;
+/** An answer-like word starting a name part (`expected_out.txt`, `golden/`, but not `preferences.js`). */
+const EXPECTED_NAME = /(^|[^a-z])(expected|golden|ground[_-]?truth|answers?|reference)[^/]*$/i;
+
+/** The test reads the file's content (not only passes the path to the agent's program or checks it exists). */
+function readByTest(tree: SyntaxTree, lit: SyntaxNode): boolean {
+  const src = tree.text;
+  const reads = (expr: string): boolean => {
+    const e = expr.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+    return new RegExp(`open\\(\\s*${e}\\s*(\\)|,\\s*(mode\\s*=\\s*)?['"]r)|${e}\\)?\\.(read_text|read_bytes|open)\\(|(read_csv|read_json|load|loadtxt|genfromtxt|read_table|read_parquet)\\(\\s*(open\\()?${e}|filecmp\\.cmp\\([^)]*${e}`).test(src);
+  };
+  if (reads(text(tree, lit))) return true;
+  let p: SyntaxNode | null = lit.parent;
+  while (p && p.type !== 'assignment' && p.type !== 'expression_statement' && p.type !== 'block') p = p.parent;
+  if (p?.type === 'assignment') {
+    const left = childByField(p, 'left');
+    if (left?.type === 'identifier' && reads(text(tree, left))) return true;
+  }
+  return false;
+}
 
 /** The test writes the file at this literal itself (`open(p, 'w')`, `Path(p).write_text`, via a name bound to it). */
 function writtenByTest(tree: SyntaxTree, lit: SyntaxNode): boolean {
@@ -606,7 +624,7 @@ export const expectedFromAgentWritablePath: StaticRule = {
         || ctx.task.files.some((f) => f.startsWith(`${ctx.task.environment.contextDir}/`) && f.endsWith(`/${base}`));
       if (!fromImage) continue;
       if (ctx.task.solution.file && (ctx.text(ctx.task.solution.file) ?? '').includes(base)) continue;
-      if (writtenByTest(s.tree, s.node)) continue;
+      if (writtenByTest(s.tree, s.node) || !readByTest(s.tree, s.node)) continue;
       yield { file: s.file, range: ctx.range(s.file, s.node.start, s.node.end), message: `The tests read ${v} as the expected answer, but it lives where the agent writes: the agent can replace it (or copy it into its output). Ship expected values under tests/.` };
     }
   },
