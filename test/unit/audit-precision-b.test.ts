@@ -76,6 +76,12 @@ const CASES: readonly Case[] = [
   { name: '`python -m unittest dir/x.py` runs the file, not "unittest"; `make test` names a target', base: 'clean-harbor', rules: ['verifier-runs-agent-writable-code'],
     files: { 'tests/test.sh': SH('cd /app\nmake test\npython -m unittest acceptance/test_app.py') },
     want: ['verifier-runs-agent-writable-code warning 5'] },
+  { name: '`python3 -m pip install pytest==x` runs no checker', base: 'clean-harbor', rules: ['verifier-runs-agent-writable-code'],
+    files: { 'tests/test.sh': SH('cd /app\npython3 -m pip install -q pytest==8.3.3 || true\npytest --noconftest -rA /tests/test_outputs.py') },
+    want: [] },
+  { name: 'a checker script the instruction asks the agent to write is its deliverable', base: 'clean-harbor', rules: ['verifier-runs-agent-writable-code'],
+    files: { 'instruction.md': 'Write an acceptance test script at /app/acceptance_check.sh that exits 0 when the service works.\n', 'tests/test.sh': SH('bash /app/acceptance_check.sh > /app/acc.log 2>&1\npytest --noconftest -rA /tests/test_outputs.py') },
+    want: [] },
   // Python: assertions
   { name: 'test_* functions returning booleans belong to a driver script, not to pytest', base: 'clean-harbor', rules: ['assertion-free-test'],
     files: { 'tests/check_editor.py': 'def test_undo(editor):\n    return editor.text() == "a"\n\n\ndef test_redo():\n    if 1 + 1 == 2:\n        print("PASS")\n        return True\n    return False\n' },

@@ -456,12 +456,20 @@ function scriptTarget(w: readonly string[], cmd: ShellCommand): string | undefin
   const n = w[0] ?? '';
   if (/^python(3(\.\d+)?)?$/.test(n)) {
     const m = w.indexOf('-m');
-    const rest = m > 0 ? w.slice(m + 2) : w.slice(1);
-    return rest.find((x) => !x.startsWith('-') && (m < 0 || /[/.]/.test(x)));
+    // Of the modules, only unittest runs a file named next (`-m pip install x.whl` installs it).
+    if (m > 0) return w[m + 1] === 'unittest' ? w.slice(m + 2).find((x) => !x.startsWith('-') && /[/.]/.test(x)) : undefined;
+    return w.slice(1).find((x) => !x.startsWith('-'));
   }
   if (n === 'make') { const f = w.findIndex((x) => x === '-f' || x === '--file'); return f > 0 ? w[f + 1] : undefined; }
   if (/^(bash|sh|node)$/.test(n)) return w.slice(1).find((x) => !x.startsWith('-'));
   return cmd.nameWord.value.includes('/') ? cmd.nameWord.value : undefined;
+}
+
+/** The instruction names this file (by a distinctive basename, or its folder and name) as something to write. */
+function asksFor(instruction: string, target: string): boolean {
+  const parts = target.split('/');
+  const base = parts[parts.length - 1] ?? '';
+  return (base.length >= 10 && instruction.includes(base)) || instruction.includes(parts.slice(-2).join('/'));
 }
 
 /** The agent-writable test path pytest collects that the image (not this script) put there. */
@@ -502,7 +510,7 @@ export const verifierRunsAgentWritableCode: StaticRule = {
         if (!/(test|check|verif|grade|judge|eval|score)[^/]*$/i.test(target)) continue;
         if (freshlyCopied(ctx, script, cmd, target)) continue;
         // The instruction asks the agent to write this script: it is the deliverable, not the judge.
-        if (instruction.includes(target.split('/').slice(-2).join('/'))) continue;
+        if (asksFor(instruction, target)) continue;
         yield { file, range: cmdRange(ctx, file, cmd), message: `The verifier runs ${target}, which sits where the agent can rewrite it: the agent can make the judge say yes.` };
       }
     }
