@@ -71,6 +71,21 @@ export const CASES: readonly RuleCase[] = [
     good: {},
   },
   {
+    rule: 'external-grading-service', base: 'clean-harbor',
+    bad: { 'tests/test_outputs.py': `import requests\n${PY('JUDGE = os.environ.get("JUDGE_URL", "http://203.0.113.7:8081")\n\n\ndef test_judge():\n    r = requests.post(JUDGE + "/submit", data={"code": OUT.read_text()}, timeout=30)\n    assert r.json()["passed"] is True\n')}` },
+    good: {},
+  },
+  {
+    rule: 'test-code-network-fetch', base: 'clean-harbor',
+    bad: { 'tests/test_outputs.py': `import urllib.request\n${PY('def test_matches_upstream():\n    ref = urllib.request.urlopen("https://example.org/data/totals.json").read()\n    assert json.loads(OUT.read_text()) == json.loads(ref)\n')}` },
+    good: {},
+  },
+  {
+    rule: 'hardcodable-answer', base: 'clean-harbor',
+    bad: { 'tests/test_outputs.py': PY('def test_total():\n    assert Path("/app/answer.txt").read_text().strip() == "42"\n') },
+    good: {},
+  },
+  {
     rule: 'verifier-runs-agent-writable-code', base: 'clean-harbor',
     bad: { 'tests/test.sh': H_TEST_SH(`bash /app/run_tests.sh\n${REWARD_IF}`) },
     good: { 'tests/test.sh': H_TEST_SH(`bash /tests/run_checks.sh\n${REWARD_IF}`), 'tests/run_checks.sh': '#!/bin/bash\npytest --noconftest -rA /tests/test_outputs.py\n' },
@@ -167,7 +182,7 @@ export const CASES: readonly RuleCase[] = [
   },
   {
     rule: 'fixed-sleep-synchronization', base: 'clean-harbor',
-    bad: { 'tests/test_outputs.py': `import subprocess\n${PY('def test_server():\n    subprocess.Popen(["python3", "/app/server.py"])\n    time.sleep(3)\n    assert Path("/app/server.pid").read_text().strip().isdigit()\n')}` },
+    bad: { 'tests/test_outputs.py': `import subprocess\nimport requests\n${PY('def test_server():\n    subprocess.Popen(["python3", "/app/server.py"])\n    time.sleep(3)\n    assert requests.get("http://localhost:8000/health", timeout=5).status_code == 200\n')}` },
     good: { 'tests/test_outputs.py': `import subprocess\n${PY('def test_server():\n    subprocess.Popen(["python3", "/app/server.py"])\n    deadline = time.time() + 30\n    while not Path("/app/server.pid").exists() and time.time() < deadline:\n        time.sleep(0.5)\n    assert Path("/app/server.pid").read_text().strip().isdigit()\n')}` },
   },
   {
@@ -192,7 +207,7 @@ export const CASES: readonly RuleCase[] = [
   },
   {
     rule: 'expected-from-agent-writable-path', base: 'clean-harbor',
-    bad: { 'tests/test_outputs.py': PY('def test_totals():\n    want = json.loads(Path("/app/expected_totals.json").read_text())\n    assert json.loads(OUT.read_text()) == want\n') },
+    bad: { 'environment/Dockerfile': DOCKER('COPY expected_totals.json /app/expected_totals.json\n'), 'environment/expected_totals.json': '{"north": 12.5, "south": 4.5}\n', 'tests/test_outputs.py': PY('def test_totals():\n    want = json.loads(Path("/app/expected_totals.json").read_text())\n    assert json.loads(OUT.read_text()) == want\n') },
     good: { 'tests/test_outputs.py': PY('def test_totals():\n    want = json.loads(Path("/tests/expected_totals.json").read_text())\n    assert json.loads(OUT.read_text()) == want\n'), 'tests/expected_totals.json': '{"north": 12.5, "south": 4.5}\n' },
   },
   {

@@ -118,9 +118,11 @@ void describe('audit: the held-out fixes stay precise', () => {
   const invoiceTests = (name: string, extra: string) => `import json\n\n\ndef load_totals():\n    with open("/app/totals.json") as fh:\n        return json.load(fh)\n\n\ndef ${name}():\n    totals = load_totals()\n    assert totals is not None\n    assert isinstance(totals, dict)\n${extra}`;
   const contentTest = '\n\ndef test_acme():\n    assert load_totals()["acme"] == 26.48\n';
 
-  void it('weak-assertion: a shape check beside value checks is quiet unless its name promises values', async () => {
+  // The name no longer matters: on 575 real findings, 571 fired only because a name "promised" values
+  // beside tests that did check them (rewards are all-or-nothing, so those shape checks were harmless).
+  void it('weak-assertion: a shape check beside value checks is quiet whatever its name', async () => {
     assert.deepEqual(weak(await auditVariant('tb1-bad-invoice-totals', { 'tests/test_outputs.py': invoiceTests('test_output_is_json_object', contentTest) })), []);
-    assert.deepEqual(weak(await auditVariant('tb1-bad-invoice-totals', { 'tests/test_outputs.py': invoiceTests('test_totals_are_correct', contentTest) })), ['weak-assertion misalignment tests/test_outputs.py:9']);
+    assert.deepEqual(weak(await auditVariant('tb1-bad-invoice-totals', { 'tests/test_outputs.py': invoiceTests('test_totals_are_correct', contentTest) })), []);
     assert.deepEqual(weak(await auditVariant('tb1-bad-invoice-totals', { 'tests/test_outputs.py': invoiceTests('test_output_is_json_object', '') })), ['weak-assertion misalignment tests/test_outputs.py:9']);
   });
 });

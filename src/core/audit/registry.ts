@@ -3,6 +3,8 @@ import { metaOf, type RuleMeta, type RuleSpec, type StaticRule } from './rule';
 import * as dockerfile from './rules/dockerfile';
 import * as cross from './rules/crossFile';
 import * as py from './rules/pythonTests';
+import * as answers from './rules/answerChecks';
+import * as testNetwork from './rules/testNetwork';
 import * as verifier from './rules/verifierScript';
 
 /** Problems the loaders report (src/core/loader): registered here so every id has a docs page. */
@@ -65,6 +67,9 @@ export const STATIC_RULES: readonly StaticRule[] = [
   py.clockTimezoneDependence,
   py.nonInvokingTest,
   py.expectedFromAgentWritablePath,
+  testNetwork.externalGradingService,
+  testNetwork.testCodeNetworkFetch,
+  answers.hardcodableAnswer,
   cross.hardcodedHostPath,
   cross.instructionMissingFile,
   cross.missingTestFixture,

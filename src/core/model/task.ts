@@ -55,6 +55,8 @@ export interface TaskVerifier {
   /** TB1 `parser_name` (default pytest); Harbor verifiers write their own reward. */
   readonly parserName?: string;
   readonly runTestsInSameShell?: boolean;
+  /** Harbor `verifier.network_mode`, when set (else the environment's applies). */
+  readonly networkMode?: string;
 }
 
 export interface TaskAgentConfig {

@@ -35,6 +35,11 @@ export interface ShellCommand {
   readonly inLoop: boolean;
   readonly inFunction: boolean;
   readonly inSubstitution: boolean;
+  /**
+   * Its standard output goes to a file (`> log`, `&> log`, on the command or an enclosing
+   * subshell/group) or into a command substitution: nothing reading the session's output sees it.
+   */
+  readonly stdoutCaptured: boolean;
   /** Position in a pipeline `a | b | c` (absent when not piped). */
   readonly pipeline?: { readonly index: number; readonly length: number; readonly id: number };
   readonly redirects: readonly ShellRedirect[];
@@ -91,6 +96,18 @@ function isTrueCommand(tree: SyntaxTree, n: SyntaxNode): boolean {
   return t === 'true' || t === ':' || /^exit\s+0$/.test(t);
 }
 
+/** A redirect node that sends fd 1 to a file (not to the terminal or back to stdout). */
+function redirectsStdout(tree: SyntaxTree, r: SyntaxNode): boolean {
+  if (r.type !== 'file_redirect') return false;
+  const op = r.children.find((c) => !c.named)?.type ?? '';
+  const fd = childByField(r, 'descriptor');
+  const fdText = fd ? tree.text.slice(fd.start, fd.end) : '';
+  if (!(op === '&>' || op === '&>>' || ((op === '>' || op === '>>' || op === '>|') && (fdText === '' || fdText === '1')))) return false;
+  const dest = childByField(r, 'destination');
+  const to = dest ? tree.text.slice(dest.start, dest.end) : '';
+  return !/^\/dev\/(stdout|tty)$/.test(to);
+}
+
 function listOperator(list: SyntaxNode): string | undefined {
   return list.children.find((c) => !c.named && (c.type === '&&' || c.type === '||'))?.type;
 }
@@ -128,6 +145,7 @@ function analyseCommand(tree: SyntaxTree, node: SyntaxNode, pipelineIds: Map<Syn
   let inLoop = false;
   let inFunction = false;
   let inSubstitution = false;
+  let stdoutCaptured = redirects.length > 0 && node.parent !== null && node.parent.children.some((c) => c.field === 'redirect' && redirectsStdout(tree, c));
   let background = false;
   const after = unit.parent?.children[unit.parent.children.indexOf(unit) + 1];
   if (after && !after.named && after.type === '&') background = true;
@@ -155,12 +173,15 @@ function analyseCommand(tree: SyntaxTree, node: SyntaxNode, pipelineIds: Map<Syn
       conditional = true;
     } else if (p.type === 'command_substitution' || p.type === 'process_substitution') {
       inSubstitution = true;
+      stdoutCaptured = true;
+    } else if (p.type === 'redirected_statement' && p.children.some((c) => c.field === 'redirect' && redirectsStdout(tree, c))) {
+      stdoutCaptured = true;
     }
     if (LOOPS.has(p.type)) inLoop = true;
   }
   return {
     node, name, nameWord, args, start: node.start, end: node.end, background, guarded, conditional, orTrue,
-    inLoop, inFunction, inSubstitution, redirects, ...(pipeline ? { pipeline } : {}),
+    inLoop, inFunction, inSubstitution, stdoutCaptured, redirects, ...(pipeline ? { pipeline } : {}),
   };
 }
 
@@ -231,6 +252,8 @@ function computeEffectiveWords(cmd: ShellCommand): string[] {
   let i = 0;
   while (i < words.length && WRAPPERS.has((words[i] ?? '').split('/').pop() ?? '')) {
     const wrapper = (words[i] ?? '').split('/').pop();
+    // `command -v pytest` looks a program up; it does not run it.
+    if (wrapper === 'command' && /^-[vV]$/.test(words[i + 1] ?? '')) break;
     i++;
     while (i < words.length && ((words[i] ?? '').startsWith('-') || /^[A-Za-z_][A-Za-z0-9_]*=/.test(words[i] ?? ''))) i++;
     if (wrapper === 'timeout' && /^\d/.test(words[i] ?? '')) i++;

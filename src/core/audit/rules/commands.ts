@@ -16,7 +16,17 @@ export interface InstallCommand {
   readonly fromFile: boolean;
 }
 
-const PIP_VALUE_OPTS = new Set(['-i', '--index-url', '--extra-index-url', '-f', '--find-links', '-c', '--constraint', '--target', '-t', '--prefix', '--root', '--python', '-p', '--cache-dir', '--trusted-host', '--platform', '--python-version', '--only-binary', '--no-binary']);
+/** pip / uv options whose value is the next word (so `--retries 3`, `--index URL` are not packages). */
+const PIP_VALUE_OPTS = new Set(['-i', '--index-url', '--extra-index-url', '--index', '--default-index', '-f', '--find-links', '-c', '--constraint', '--target', '-t', '--prefix', '--root', '--python', '-p', '--cache-dir', '--trusted-host', '--platform', '--python-version', '--only-binary', '--no-binary', '--retries', '--timeout', '--proxy', '--cert', '--client-cert', '--log', '--src', '--exists-action', '--progress-bar', '--upgrade-strategy', '--implementation', '--abi', '--report', '--global-option', '--config-settings', '-C', '--keyring-provider', '--index-strategy', '--resolution', '--prerelease', '--extra', '--group', '--python-platform', '--exclude-newer', '--override', '--build-constraint', '--link-mode', '--compile-bytecode-timeout']);
+
+/**
+ * A requirement whose resolved version cannot drift far: `==`/`===`, a compatible release `~=`,
+ * a direct reference (`@ url`, VCS URL), or a range closed on both sides (`>=7,<8`).
+ */
+export function isPinnedRequirement(spec: string): boolean {
+  if (/===?\s*[\w.*+!-]+/.test(spec) || /~=\s*\d/.test(spec) || /@\s*\S+/.test(spec) || /^(git\+|https?:)/.test(spec)) return true;
+  return />=?\s*\d/.test(spec) && /<=?\s*\d/.test(spec);
+}
 
 function argIndexOf(cmd: ShellCommand, words: readonly string[], i: number): number {
   // `effectiveWords` drops wrapper words at the front; map back by counting from the end.
@@ -33,8 +43,10 @@ function pipPackages(cmd: ShellCommand, words: string[], from: number): InstallC
     if (PIP_VALUE_OPTS.has(w)) { i++; continue; }
     if (w.startsWith('-')) continue;
     if (w === '.' || w.startsWith('./') || w.startsWith('/') || w.endsWith('.whl') || w.endsWith('.tar.gz') || w.includes('$')) { fromFile = true; continue; }
+    // A bare number or URL here is the value of an option pip knows and this table does not.
+    if (/^\d+(\.\d+)?$/.test(w) || /^[a-z]+:\/\/(?!.*(\.whl|\.tar\.gz|\.zip)$)/i.test(w) && !w.startsWith('git+')) continue;
     const name = w.split(/[=<>!~[@; ]/)[0] ?? w;
-    const pinned = /===?\s*[\w.*+!-]+/.test(w) || /@\s*\S+/.test(w) || /^(git\+|https?:)/.test(w);
+    const pinned = isPinnedRequirement(w);
     packages.push({ name, spec: w, pinned, argIndex: argIndexOf(cmd, words, i) });
   }
   return { manager: 'pip', packages, fromFile };
@@ -75,17 +87,17 @@ export function installOf(cmd: ShellCommand): InstallCommand | undefined {
       const x = w[i] ?? '';
       if (x === '-w' || x === '--with' || x === '--from') {
         const spec = w[i + 1] ?? '';
-        packages.push({ name: spec.split(/[=<>!~[@]/)[0] ?? spec, spec, pinned: /==|@/.test(spec), argIndex: argIndexOf(cmd, w, i + 1) });
+        packages.push({ name: spec.split(/[=<>!~[@]/)[0] ?? spec, spec, pinned: isPinnedRequirement(spec), argIndex: argIndexOf(cmd, w, i + 1) });
         i++;
         continue;
       }
-      if (x === '-p' || x === '--python') { i++; continue; }
+      if (PIP_VALUE_OPTS.has(x)) { i++; continue; }
       if (x.startsWith('-')) continue;
       // The tool itself: `uvx pytest` resolves the newest release at run time, unless a `--with`
       // requirement pins the same package.
       const tool = x.split(/[=<>!~[@]/)[0] ?? x;
       const pinnedByWith = packages.some((p) => p.name === tool && p.pinned);
-      packages.push({ name: tool, spec: x, pinned: pinnedByWith || /==|@/.test(x), argIndex: argIndexOf(cmd, w, i) });
+      packages.push({ name: tool, spec: x, pinned: pinnedByWith || isPinnedRequirement(x), argIndex: argIndexOf(cmd, w, i) });
       break;
     }
     return { manager: 'uvx', packages, fromFile: false };
@@ -130,6 +142,8 @@ export function downloadOf(cmd: ShellCommand): { kind: 'fetch' | 'clone'; url: s
 /** Runs pytest (directly, via `python -m pytest`, `uv run`, `uvx`). */
 export function isPytestCommand(cmd: ShellCommand): boolean {
   const w = effectiveWords(cmd);
+  // `pytest --version`, `pytest --help`, `--collect-only`: probes that run no test.
+  if (w.some((x) => /^(--version|-V|--help|-h|--co|--collect-only|--fixtures|--markers)$/.test(x))) return false;
   const n = w[0] ?? '';
   if (n === 'pytest' || n === 'py.test') return true;
   if (/^python(3(\.\d+)?)?$/.test(n) && w[1] === '-m' && w[2] === 'pytest') return true;

@@ -115,7 +115,8 @@ function isExistenceCheck(tree: SyntaxTree, expr: SyntaxNode): boolean {
 
 function isWeakCheck(tree: SyntaxTree, expr: SyntaxNode): boolean {
   const t = text(tree, expr).replace(/\s+/g, ' ').trim();
-  return /\bis not None$/.test(t) || /^isinstance\(/.test(t) || /^len\(.*\) (>|>=|!=) [01]$/.test(t) || /^(bool\()?\w+(\.\w+)*\)?$/.test(t);
+  // A bare name (`assert found`) is usually a verdict computed above, not a shape check.
+  return /\bis not None$/.test(t) || /^isinstance\(/.test(t) || /^len\(.*\) (>|>=|!=) [01]$/.test(t) || /^bool\(\w+(\.\w+)*\)$/.test(t);
 }
 
 function isTrivial(tree: SyntaxTree, expr: SyntaxNode): boolean {
@@ -143,6 +144,9 @@ export const assertionFreeTest: StaticRule = {
       const helpers = assertingHelpers(tf);
       for (const fn of tf.functions) {
         if (!fn.isTest || asserts(fn).length > 0 || failsOtherwise(tf, fn, helpers)) continue;
+        // `return True/False` is a driver's convention (a script's own main loop counts the results),
+        // not a pytest test: judging it as one misreads the file.
+        if (own(fn, 'return_statement').some((r) => r.children.some((c) => c.named))) continue;
         const body = text(tf.tree, fn.body).trim();
         if (/^(pass|\.\.\.)$/.test(body) || /^("""|''')[\s\S]*("""|''')\s*(pass)?$/.test(body)) {
           yield { file: tf.file, range: fnRange(ctx, tf, fn), message: `${fn.name} is empty: it passes for any agent.` };
@@ -163,9 +167,10 @@ export const trivialAssertion: StaticRule = {
         for (const a of asserts(fn)) {
           const e = assertExpr(a);
           if (!e || !isTrivial(tf.tree, e)) continue;
+          // Beside real checks, a trailing `assert True` is noise, not a hole: a note. Alone, the test is vacuous.
           const onlyOne = asserts(fn).every((x) => { const xe = assertExpr(x); return xe !== undefined && isTrivial(tf.tree, xe); });
           yield {
-            file: tf.file, range: ctx.range(tf.file, a.start, a.end), ...(onlyOne && !failsOtherwise(tf, fn, assertingHelpers(tf)) ? { severity: 'error' as const } : {}),
+            file: tf.file, range: ctx.range(tf.file, a.start, a.end), severity: onlyOne && !failsOtherwise(tf, fn, assertingHelpers(tf)) ? 'error' as const : 'info' as const,
             message: `\`${text(tf.tree, a).split('\n')[0]}\` always holds${e.type === 'tuple' ? ' (a non-empty tuple is true)' : ''}: it checks nothing about the agent's work.`,
           };
         }
@@ -210,9 +215,6 @@ export const existenceOnlyTest: StaticRule = {
   },
 };
 
-/** Test names that promise a check of values, not of shape. */
-const SEMANTIC_NAME = /correct|accura|match|expected|equal|right|value|total|sum|mean|average|count|result|sorted|order|comput|calculat/i;
-
 /** A test whose every assertion checks only shape: existence, `is not None`, a type, a non-zero length. */
 function shapeOnly(tf: TestFile, fn: PyFunction, helpers: ReadonlySet<string>): { weak: boolean; shape: boolean } {
   const exprs = asserts(fn).map(assertExpr);
@@ -237,14 +239,36 @@ export const weakAssertion: StaticRule = {
         if (!shape) contentTests++;
       }
     }
+    // Rewards are all-or-nothing: beside tests that check values, a shape check is a harmless
+    // sanity check, whatever its name says (names promised values in most real sanity checks).
+    if (contentTests > 0) return;
     for (const { tf, fn } of found) {
-      // Beside tests that check values, a shape check is a harmless sanity check, unless its name
-      // promises the values (a reader then believes they are checked).
-      if (contentTests > 0 && !SEMANTIC_NAME.test(fn.name)) continue;
-      yield { file: tf.file, range: fnRange(ctx, tf, fn), message: `${fn.name} asserts only that values exist or have a type/length${contentTests > 0 ? ', though its name promises more' : ', and no other test checks values'}: any output of the right shape passes. Compare with expected values.` };
+      yield { file: tf.file, range: fnRange(ctx, tf, fn), message: `${fn.name} asserts only that values exist or have a type/length, and no other test checks values: any output of the right shape passes. Compare with expected values.` };
     }
   },
 };
+
+const SWALLOW_BODY = /^(pass|continue|\.\.\.|return( True| None)?|print\(.*\)|logging\.\w+\(.*\)|pytest\.skip\(.*\))$/s;
+
+/** The handler clauses of `tr` that catch AssertionError and carry on. */
+function swallowingHandlers(tf: TestFile, tr: SyntaxNode): SyntaxNode[] {
+  return tr.children.filter((h) => {
+    if (h.type !== 'except_clause') return false;
+    const head = text(tf.tree, h).split(':', 1)[0]?.replace(/^except/, '').trim() ?? '';
+    if (!(head === '' || /\b(Exception|BaseException|AssertionError)\b/.test(head))) return false;
+    const block = h.children.find((c) => c.type === 'block');
+    const stmts = block ? block.children.filter((c) => c.named && c.type !== 'comment') : [];
+    return stmts.length > 0 && stmts.every((st) => SWALLOW_BODY.test(text(tf.tree, st).trim()));
+  });
+}
+
+/** `a` sits in the body of a `try` whose handlers swallow its failure. */
+function swallowedBy(tf: TestFile, a: SyntaxNode, fn: PyFunction): boolean {
+  for (let p = a.parent; p && p !== fn.body; p = p.parent) {
+    if (p.type === 'block' && p.parent?.type === 'try_statement' && p.field === 'body' && swallowingHandlers(tf, p.parent).length > 0) return true;
+  }
+  return false;
+}
 
 export const swallowedAssertion: StaticRule = {
   id: 'swallowed-assertion', class: 'misalignment', severity: 'error',
@@ -263,7 +287,11 @@ export const swallowedAssertion: StaticRule = {
             const stmts = block ? block.children.filter((c) => c.named && c.type !== 'comment') : [];
             const swallows = stmts.length > 0 && stmts.every((s) => /^(pass|continue|\.\.\.|return( True| None)?|print\(.*\)|logging\.\w+\(.*\)|pytest\.skip\(.*\))$/s.test(text(tf.tree, s).trim()));
             if (!swallows) continue;
-            yield { file: tf.file, range: ctx.range(tf.file, h.start, h.end), message: `\`except ${head || ''}\` catches the AssertionError raised in the try block and carries on: ${fn.name} passes whatever the agent did.` };
+            // Asserts outside swallowing handlers still decide the test: then this check is dead, not the test.
+            const live = asserts(fn).some((a) => !swallowedBy(tf, a, fn));
+            yield live
+              ? { file: tf.file, range: ctx.range(tf.file, h.start, h.end), severity: 'warning', message: `\`except ${head || ''}\` catches the AssertionError raised in the try block and carries on: the checks inside it can never fail ${fn.name}.` }
+              : { file: tf.file, range: ctx.range(tf.file, h.start, h.end), message: `\`except ${head || ''}\` catches the AssertionError raised in the try block and carries on: ${fn.name} passes whatever the agent did.` };
           }
         }
       }
@@ -292,7 +320,39 @@ export const skipCountsAsPass: StaticRule = {
   },
 };
 
-const TIMERS = /^(time\.)?(time|perf_counter|monotonic|process_time)(_ns)?$|^(datetime\.)?datetime\.now$/;
+/** Clocks read to time work; `datetime.now()` against dates in data is clock-timezone-dependence's business. */
+const TIMERS = /^(time\.)?(time|perf_counter|monotonic|process_time)(_ns)?$/;
+
+/**
+ * `elapsed < 2` (or `2 > elapsed`): an upper bound on the duration, which a slow host breaks.
+ * A lower bound (`elapsed >= 6`: "it really waited") holds more easily the slower the host is.
+ */
+const TIGHT_SECONDS = 5;
+
+/** The numeric bound of a duration comparison, in seconds (by the duration variable's units). */
+function boundSeconds(tree: SyntaxTree, e: SyntaxNode, scale: ReadonlyMap<string, number>): number | undefined {
+  const parts = e.children.filter((c) => c.named);
+  const num = parts.find((p) => p.type === 'integer' || p.type === 'float');
+  if (!num) return undefined;
+  const id = parts.find((p) => p.type === 'identifier');
+  const k = id ? (scale.get(text(tree, id)) ?? 1) : 1;
+  return Number(text(tree, num).replace(/_/g, '')) * k;
+}
+
+function upperBoundOnDuration(tree: SyntaxTree, e: SyntaxNode, isDuration: (n: SyntaxNode) => boolean): boolean {
+  const parts = e.children.filter((c) => c.named);
+  const ops = e.children.filter((c) => !c.named).map((c) => c.type);
+  for (let i = 0; i < ops.length; i++) {
+    const l = parts[i];
+    const r = parts[i + 1];
+    if (!l || !r) continue;
+    const op = ops[i];
+    if ((op === '<' || op === '<=') && isDuration(l) && !isDuration(r)) return true;
+    if ((op === '>' || op === '>=') && isDuration(r) && !isDuration(l)) return true;
+  }
+  void tree;
+  return false;
+}
 
 export const wallClockThreshold: StaticRule = {
   id: 'wall-clock-threshold', class: 'brittleness', severity: 'warning',
@@ -302,6 +362,7 @@ export const wallClockThreshold: StaticRule = {
       for (const fn of tf.functions.filter((f) => f.isTest)) {
         const timerVars = new Set<string>();
         const durations = new Set<string>();
+        const scale = new Map<string, number>();
         for (const asg of own(fn, 'assignment')) {
           const left = childByField(asg, 'left');
           const right = childByField(asg, 'right');
@@ -313,22 +374,30 @@ export const wallClockThreshold: StaticRule = {
             const calls = descendants(right, 'call').map((cl) => calleeName(tf.tree, cl));
             if (ids.some((i) => timerVars.has(i)) || calls.some((cl) => TIMERS.test(cl))) durations.add(name);
           }
+          // Units: `(t1 - t0) * 1000` is milliseconds, `*_ns` clocks nanoseconds.
+          const rt = text(tf.tree, right).replace(/\s+/g, '');
+          if (durations.has(name)) scale.set(name, /\*(1000|1e3)\b/.test(rt) ? 1e-3 : /_ns\(/.test(rt) ? 1e-9 : 1);
         }
         if (durations.size === 0 && timerVars.size === 0) continue;
         for (const a of asserts(fn)) {
           const e = assertExpr(a);
           if (!e || e.type !== 'comparison_operator') continue;
-          const ops = e.children.filter((c) => !c.named).map((c) => c.type);
-          if (!ops.some((o) => o === '<' || o === '<=' || o === '>' || o === '>=')) continue;
-          const ids = descendants(e, 'identifier').map((i) => text(tf.tree, i));
-          const direct = descendants(e, 'call').some((cl) => TIMERS.test(calleeName(tf.tree, cl)));
-          if (!ids.some((i) => durations.has(i)) && !direct) continue;
-          yield { file: tf.file, range: ctx.range(tf.file, a.start, a.end), message: 'This assertion compares elapsed wall-clock time with a constant: on a loaded or CPU-throttled host a correct solution fails. Measure work (operations, complexity) or use a generous bound with a median of several runs.' };
+          const isDuration = (n: SyntaxNode): boolean => (n.type === 'identifier' ? durations.has(text(tf.tree, n)) : descendants(n, 'identifier').some((i) => durations.has(text(tf.tree, i))))
+            || descendants(n, 'call').some((cl) => TIMERS.test(calleeName(tf.tree, cl)));
+          if (!upperBoundOnDuration(tf.tree, e, isDuration)) continue;
+          // A bound of many seconds is a hang guard; a tight one (under TIGHT_SECONDS) is what a
+          // throttled host breaks (CFS quota pauses alone reach ~100 ms).
+          const bound = boundSeconds(tf.tree, e, scale);
+          const tight = bound === undefined || bound < TIGHT_SECONDS;
+          yield { file: tf.file, range: ctx.range(tf.file, a.start, a.end), severity: tight ? 'warning' : 'info', message: `This assertion bounds elapsed wall-clock time${bound !== undefined ? ` (${+bound.toPrecision(3)} s)` : ''}: on a loaded or CPU-throttled host a correct solution fails. Measure work (operations, complexity) or use a generous bound with a median of several runs.` };
         }
       }
     }
   },
 };
+
+/** Calls that talk to a service the test (or the agent) started. */
+const PROBE = /^(requests|httpx|session|client|urllib\.request|http\.client|socket|redis|psycopg2|pymysql|websocket)\.\w+$|^(urlopen|create_connection)$/;
 
 function inLoop(n: SyntaxNode, stop: SyntaxNode): boolean {
   return !!findAncestor(n, (p) => p.type === 'while_statement' || p.type === 'for_statement', (p) => p === stop);
@@ -349,6 +418,11 @@ export const fixedSleepSynchronization: StaticRule = {
           if (!(secs >= 0.5) || inLoop(c, fn.body)) continue;
           const after = asserts(fn).some((a) => a.start > c.end) || fn.decorators.some((d) => d.includes('fixture'));
           if (!after) continue;
+          // A sleep before probing a service stands in for readiness; a sleep before checking that a
+          // process is still alive (or that time passed) is the check itself.
+          const probes = own(fn, 'call').some((x) => x.start > c.end && PROBE.test(calleeName(tf.tree, x)))
+            || own(fn, 'string').some((x) => x.start > c.end && /^(curl|wget|nc|redis-cli|psql|mysql)$|^https?:\/\/(localhost|127\.)/.test(stringValue(tf.tree, x) ?? ''));
+          if (!probes) continue;
           yield { file: tf.file, range: ctx.range(tf.file, c.start, c.end), message: `\`${text(tf.tree, c)}\` waits a fixed time and then checks: a slow (CPU-throttled) but correct system fails, a fast one wastes time. Poll for the condition with a deadline.` };
         }
       }
@@ -497,7 +571,43 @@ export const nonInvokingTest: StaticRule = {
   },
 };
 
-const EXPECTED_NAME = /(expected|golden|ground[_-]?truth|answer|reference)[^/]*$/i;
+/** An answer-like word starting a name part (`expected_out.txt`, `golden/`, but not `preferences.js`). */
+const EXPECTED_NAME = /(^|[^a-z])(expected|golden|ground[_-]?truth|answers?|reference)[^/]*$/i;
+
+/** The test reads the file's content (not only passes the path to the agent's program or checks it exists). */
+function readByTest(tree: SyntaxTree, lit: SyntaxNode): boolean {
+  const src = tree.text;
+  const reads = (expr: string): boolean => {
+    const e = expr.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+    return new RegExp(`open\\(\\s*${e}\\s*(\\)|,\\s*(mode\\s*=\\s*)?['"]r)|${e}\\)?\\.(read_text|read_bytes|open)\\(|(read_csv|read_json|load|loadtxt|genfromtxt|read_table|read_parquet)\\(\\s*(open\\()?${e}|filecmp\\.cmp\\([^)]*${e}`).test(src);
+  };
+  if (reads(text(tree, lit))) return true;
+  let p: SyntaxNode | null = lit.parent;
+  while (p && p.type !== 'assignment' && p.type !== 'expression_statement' && p.type !== 'block') p = p.parent;
+  if (p?.type === 'assignment') {
+    const left = childByField(p, 'left');
+    if (left?.type === 'identifier' && reads(text(tree, left))) return true;
+  }
+  return false;
+}
+
+/** The test writes the file at this literal itself (`open(p, 'w')`, `Path(p).write_text`, via a name bound to it). */
+function writtenByTest(tree: SyntaxTree, lit: SyntaxNode): boolean {
+  const src = tree.text;
+  const writes = (expr: string): boolean => {
+    const e = expr.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+    return new RegExp(`open\\(\\s*${e}\\s*,\\s*(mode\\s*=\\s*)?['"][wax]|${e}\\)?\\.(write_text|write_bytes|touch)\\(|(copy\\w*|move|rename|dump|savetxt|save|to_csv|to_json)\\([^)]*${e}`).test(src);
+  };
+  if (writes(text(tree, lit))) return true;
+  // `NAME = Path("/…")` or `NAME = "/…"`, then a write through NAME.
+  let p: SyntaxNode | null = lit.parent;
+  while (p && p.type !== 'assignment' && p.type !== 'expression_statement' && p.type !== 'block') p = p.parent;
+  if (p?.type === 'assignment') {
+    const left = childByField(p, 'left');
+    if (left?.type === 'identifier' && writes(text(tree, left))) return true;
+  }
+  return false;
+}
 
 export const expectedFromAgentWritablePath: StaticRule = {
   id: 'expected-from-agent-writable-path', class: 'misalignment', severity: 'warning',
@@ -506,6 +616,15 @@ export const expectedFromAgentWritablePath: StaticRule = {
     for (const s of testStrings(ctx)) {
       const v = s.value;
       if (!v.startsWith('/') || !EXPECTED_NAME.test(v) || !ctx.isAgentWritable(v)) continue;
+      // Decided by where the file comes from, not by its name: the image must put it there (so it
+      // exists before the agent starts), the solution must not write it (then it is the agent's
+      // output) and the test must not write it itself.
+      const base = v.split('/').pop() ?? v;
+      const fromImage = (ctx.text(ctx.task.environment.dockerfile) ?? '').includes(base)
+        || ctx.task.files.some((f) => f.startsWith(`${ctx.task.environment.contextDir}/`) && f.endsWith(`/${base}`));
+      if (!fromImage) continue;
+      if (ctx.task.solution.file && (ctx.text(ctx.task.solution.file) ?? '').includes(base)) continue;
+      if (writtenByTest(s.tree, s.node) || !readByTest(s.tree, s.node)) continue;
       yield { file: s.file, range: ctx.range(s.file, s.node.start, s.node.end), message: `The tests read ${v} as the expected answer, but it lives where the agent writes: the agent can replace it (or copy it into its output). Ship expected values under tests/.` };
     }
   },

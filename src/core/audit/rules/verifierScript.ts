@@ -1,3 +1,4 @@
+import path from 'node:path';
 import type { Fix, TextEdit } from '../../model/finding';
 import type { Range } from '../../model/positions';
 import { effectiveWords, optionsAt, type ShellCommand, type ShellScript } from '../../parse/shell';
@@ -15,13 +16,41 @@ function* scripts(ctx: AuditContext): Generator<{ file: string; script: ShellScr
   }
 }
 
+/** Names of the shell functions the script calls outside their own bodies. */
+const calledCache = new WeakMap<ShellScript, Set<string>>();
+function calledFunctions(script: ShellScript): Set<string> {
+  let out = calledCache.get(script);
+  if (!out) {
+    out = new Set(script.commands.map((c) => c.name));
+    calledCache.set(script, out);
+  }
+  return out;
+}
+
+/** The name of the function whose body holds `cmd` (empty when none). */
+function functionNameOf(script: ShellScript, cmd: ShellCommand): string {
+  for (let p = cmd.node.parent; p; p = p.parent) {
+    if (p.type === 'function_definition') {
+      const n = p.children.find((c) => c.field === 'name');
+      return n ? script.tree.text.slice(n.start, n.end) : '';
+    }
+  }
+  return '';
+}
+
 function cmdRange(ctx: AuditContext, file: string, cmd: ShellCommand): Range {
   return ctx.range(file, cmd.start, cmd.end);
 }
 
-function verifierHasNetwork(ctx: AuditContext): boolean {
-  const modes = [ctx.task.environment.networkMode, ctx.task.agent.networkMode];
-  return modes.some((m) => m !== undefined && m !== 'none');
+/**
+ * Whether the verifier can reach the internet. Terminal-Bench 1 always runs with network; Harbor's
+ * default is `public`, cut by `network_mode = "no-network"` (or legacy `allow_internet = false`)
+ * for the verifier or the whole environment. `allowlist` may leave the index out: not offline.
+ */
+export function verifierOffline(ctx: AuditContext): boolean {
+  if (ctx.task.format !== 'harbor') return false;
+  const mode = ctx.task.verifier.networkMode ?? ctx.task.environment.networkMode ?? 'public';
+  return mode === 'no-network' || mode === 'none';
 }
 
 /** Moves `pip install pkg==v` from the verifier into the Dockerfile (appends a RUN line). */
@@ -52,16 +81,22 @@ function installLabel(cmd: ShellCommand): string {
 }
 
 export const testTimeNetworkInstall: StaticRule = {
-  id: 'test-time-network-install', class: 'brittleness', severity: 'warning', fixable: true,
+  id: 'test-time-network-install', class: 'brittleness', severity: 'info', fixable: true,
   title: 'The verifier installs packages or downloads files while grading',
   *check(ctx) {
-    const severity = verifierHasNetwork(ctx) ? 'info' : 'warning';
+    // With network declared (the default), an install at test time is a note: the pinned-ness of what
+    // is installed is unpinned-test-dependency's business. Offline, the install cannot succeed.
+    const severity = verifierOffline(ctx) ? 'warning' : 'info';
+    const imageText = ctx.text(ctx.task.environment.dockerfile) ?? '';
     for (const { file, script } of scripts(ctx)) {
       // One finding per script, at the first command that needs the network; the others are related.
       const hits: { cmd: ShellCommand; what: string; pipSpecs?: string[] }[] = [];
       for (const cmd of script.commands) {
         const inst = installOf(cmd);
+        if (cmd.inFunction && !calledFunctions(script).has(functionNameOf(script, cmd))) continue;
         if (inst && (inst.packages.length > 0 || inst.fromFile)) {
+          // Offline, a guarded install (`|| true`) of what the image already installs is a harmless fallback.
+          if (severity === 'warning' && (cmd.orTrue || cmd.guarded) && !inst.fromFile && inst.packages.every((p) => imageText.includes(p.name))) continue;
           const pinnedPip = inst.manager === 'pip' && inst.packages.length > 0 && inst.packages.every((p) => p.pinned) && !inst.fromFile;
           hits.push({ cmd, what: installLabel(cmd), ...(pinnedPip ? { pipSpecs: inst.packages.map((p) => p.spec) } : {}) });
           continue;
@@ -75,7 +110,9 @@ export const testTimeNetworkInstall: StaticRule = {
       const more = hits.length > 1 ? ` (and ${hits.length - 1} more command${hits.length > 2 ? 's' : ''} that need the network)` : '';
       yield {
         file, range: cmdRange(ctx, file, first.cmd), severity,
-        message: `The verifier runs \`${first.what}\` at grading time${more}: the reward then depends on package indexes and hosts being reachable. Install what the tests need in the image.`,
+        message: severity === 'warning'
+          ? `The verifier runs \`${first.what}\` at grading time${more}, but the task cuts the network: the install fails and a correct solution scores 0. Install what the tests need in the image.`
+          : `The verifier runs \`${first.what}\` at grading time${more}: the reward then depends on package indexes and hosts being reachable. Installing in the image makes grading independent of them.`,
         ...(hits.length > 1 ? { related: hits.slice(1).map((h) => ({ file, range: cmdRange(ctx, file, h.cmd), message: `also needs the network: ${h.what}` })) } : {}),
         ...(fix ? { fix } : {}),
       };
@@ -88,26 +125,37 @@ export const unpinnedTestDependency: StaticRule = {
   title: 'The verifier installs a dependency without pinning its version',
   *check(ctx) {
     for (const { file, script } of scripts(ctx)) {
+      // One finding per script, at the first moving dependency; the others are related locations.
+      const hits: { range: Range; message: string; what: string }[] = [];
+      const called = calledFunctions(script);
       for (const cmd of script.commands) {
+        if (cmd.inFunction && !called.has(functionNameOf(script, cmd))) continue;
         const inst = installOf(cmd);
         if (inst && inst.manager !== 'apt') {
           for (const p of inst.packages.filter((x) => !x.pinned)) {
             const w = cmd.args[p.argIndex];
-            yield {
-              file, range: w ? ctx.range(file, w.start, w.end) : cmdRange(ctx, file, cmd),
+            hits.push({
+              range: w ? ctx.range(file, w.start, w.end) : cmdRange(ctx, file, cmd), what: p.spec,
               message: `\`${p.spec}\` is installed at test time without a version: the verifier changes whenever a new release appears. Pin it (\`${p.name}==<version>\`).`,
-            };
+            });
           }
         }
         const dl = downloadOf(cmd);
         if (dl && (/\/raw\/(master|main)\/|refs\/heads\/|\/(master|main)\/|\/latest\//.test(dl.url))) {
-          yield { file, range: cmdRange(ctx, file, cmd), message: `${dl.url} points at a moving branch or "latest": the downloaded content changes over time. Use a tag or commit SHA.` };
+          hits.push({ range: cmdRange(ctx, file, cmd), what: dl.url, message: `${dl.url} points at a moving branch or "latest": the downloaded content changes over time. Use a tag or commit SHA.` });
         } else if (dl?.kind === 'clone') {
           const w = effectiveWords(cmd);
           const pinnedClone = w.includes('--branch') || w.includes('-b') || script.commands.some((c) => c.start > cmd.start && c.name === 'git' && c.args.some((a) => a.value === 'checkout'));
-          if (!pinnedClone) yield { file, range: cmdRange(ctx, file, cmd), message: `\`git clone ${dl.url}\` takes whatever the default branch holds at grading time. Clone a tag (\`--branch <tag>\`) or check out a commit.` };
+          if (!pinnedClone) hits.push({ range: cmdRange(ctx, file, cmd), what: dl.url, message: `\`git clone ${dl.url}\` takes whatever the default branch holds at grading time. Clone a tag (\`--branch <tag>\`) or check out a commit.` });
         }
       }
+      const first = hits[0];
+      if (!first) continue;
+      const more = hits.length > 1 ? ` (${hits.length - 1} more unpinned: ${hits.slice(1, 4).map((h) => h.what).join(', ')}${hits.length > 4 ? ', …' : ''})` : '';
+      yield {
+        file, range: first.range, message: `${first.message}${more}`,
+        ...(hits.length > 1 ? { related: hits.slice(1).map((h) => ({ file, range: h.range, message: h.message })) } : {}),
+      };
     }
   },
 };
@@ -247,6 +295,20 @@ export const noRewardWritten: StaticRule = {
   },
 };
 
+/** The file `cmd`'s output was redirected to is later `cat`ed to the session. */
+function printedBack(script: ShellScript, cmd: ShellCommand): boolean {
+  const targets = new Set<string>();
+  for (let p = cmd.node.parent; p; p = p.parent) {
+    for (const r of p.children) {
+      if (r.field !== 'redirect') continue;
+      const d = r.children.find((c) => c.field === 'destination');
+      if (d) targets.add(script.tree.text.slice(d.start, d.end).replace(/^["']|["']$/g, ''));
+    }
+  }
+  for (const r of cmd.redirects) targets.add(r.target);
+  return script.commands.some((c) => c.start > cmd.end && c.name === 'cat' && !c.stdoutCaptured && c.args.some((a) => targets.has(a.value)));
+}
+
 function iniHasRA(ctx: AuditContext): boolean {
   return ctx.textFiles().some((f) => /(pytest\.ini|pyproject\.toml|setup\.cfg|tox\.ini)$/.test(f) && /addopts[^\n]*-r\w*[AP]/.test(ctx.text(f) ?? ''));
 }
@@ -258,8 +320,12 @@ export const tb1MissingRA: StaticRule = {
     if (ctx.task.format !== 'tb1' || (ctx.task.verifier.parserName ?? 'pytest') !== 'pytest') return;
     if (iniHasRA(ctx)) return;
     for (const { file, script } of scripts(ctx)) {
+      // A script that prints its own "short test summary info" block feeds the parser itself.
+      if (script.commands.some((c) => (c.name === 'echo' || c.name === 'printf') && c.args.some((a) => /short test summary info/.test(a.value)))) continue;
       for (const cmd of script.commands) {
         if (!isPytestCommand(cmd)) continue;
+        // Output sent to a file (and never printed back) or captured in `$(…)` is not what the parser reads.
+        if (cmd.stdoutCaptured && !printedBack(script, cmd)) continue;
         const ws = cmd.args.map((a) => a.value);
         if (ws.some((w) => /^-r\w*[AP]/.test(w) || w === '--co' || w === '--collect-only')) continue;
         const pyWord = [cmd.nameWord, ...cmd.args].find((a) => /(^|\/)(pytest|py\.test)$/.test(a.value) || a.value === 'pytest');
@@ -292,7 +358,7 @@ function collectTargets(args: readonly string[]): { paths: string[]; opaque: boo
     if (w.startsWith('-')) { if (PYTEST_VALUE_OPTS.has(w)) i++; continue; }
     // Values of options not in the table (`--reruns 3`) are not paths: keep only path-like words.
     const target = w.split('::')[0] ?? w;
-    if (/\.py$|\/|^\.{1,2}$|^tests?$/.test(target)) out.push(target);
+    if (/\.py$|\/|^\.{1,2}$|test/i.test(target)) out.push(target);
     else if (/[$`*]/.test(target)) opaque = true;
   }
   return { paths: out, opaque };
@@ -309,9 +375,12 @@ export const pytestCollectionHijack: StaticRule = {
   id: 'pytest-collection-hijack', class: 'misalignment', severity: 'warning',
   title: 'pytest collects from a folder the agent can write (conftest.py / pytest.ini planting)',
   *check(ctx) {
+    const dests = imageCopyDests(ctx);
     for (const { file, script } of scripts(ctx)) {
       for (const cmd of script.commands) {
         if (!isPytestCommand(cmd)) continue;
+        // The agent can edit the test itself: verifier-runs-agent-writable-code reports the bigger hole.
+        if (editableTestTarget(ctx, dests, script, cmd)) continue;
         const words = effectiveWords(cmd);
         const ws = pytestArgs(words);
         const noConftest = ws.includes('--noconftest');
@@ -346,17 +415,102 @@ export const pytestCollectionHijack: StaticRule = {
   },
 };
 
+/** Folders the image fills by COPY/ADD (absolute, after WORKDIR), so files there exist before the agent starts. */
+function imageCopyDests(ctx: AuditContext): string[] {
+  const df = ctx.dockerfile();
+  if (!df) return [];
+  const out: string[] = [];
+  let wd = '/';
+  for (const ins of df.instructions) {
+    if (ins.keyword === 'WORKDIR') { const v = ins.args[0]?.value; if (v && !v.includes('$')) wd = path.posix.resolve(wd, v); continue; }
+    if ((ins.keyword === 'COPY' || ins.keyword === 'ADD') && !ins.flags.has('from') && ins.args.length >= 2) {
+      const dest = ins.args[ins.args.length - 1]?.value ?? '';
+      if (!dest.includes('$')) out.push(path.posix.resolve(wd, dest));
+    }
+  }
+  return out;
+}
+
+function under(p: string, dir: string): boolean {
+  return p === dir || p.startsWith(dir.endsWith('/') ? dir : `${dir}/`);
+}
+
+/** An earlier command of the script writes `target` (or its folder) afresh: `cp`, `rsync`, `install`, `find -exec cp`. */
+function freshlyCopied(ctx: AuditContext, script: ShellScript, cmd: ShellCommand, target: string): boolean {
+  return script.commands.some((c) => {
+    if (c.start >= cmd.start) return false;
+    const w = effectiveWords(c);
+    const copies = /^(cp|rsync|install|mv|ln|tar|unzip)$/.test(w[0] ?? '') || (w[0] === 'find' && w.includes('cp')) || c.redirects.some((r) => r.op !== '<');
+    if (!copies) return false;
+    const cwd = workingDirAt(ctx, script, c) ?? '/';
+    const dests = [...w.slice(1).filter((x) => !x.startsWith('-') && x !== ';' && x !== '+').slice(-1), ...c.redirects.filter((r) => r.op !== '<').map((r) => r.target)];
+    return dests.some((d) => { const r = d === '.' || d === '{}' ? cwd : resolveWord(d, cwd); return r !== undefined && (under(target, r) || under(r, target)); });
+  });
+}
+
+/**
+ * The file a command runs: `bash x.sh`, `python3 x.py`, `python -m unittest dir/x.py` (the word after
+ * the module), `make -f x.mk` (a bare `make test` names a target, not a file), `./x.sh`.
+ */
+function scriptTarget(w: readonly string[], cmd: ShellCommand): string | undefined {
+  const n = w[0] ?? '';
+  if (/^python(3(\.\d+)?)?$/.test(n)) {
+    const m = w.indexOf('-m');
+    // Of the modules, only unittest runs a file named next (`-m pip install x.whl` installs it).
+    if (m > 0) return w[m + 1] === 'unittest' ? w.slice(m + 2).find((x) => !x.startsWith('-') && /[/.]/.test(x)) : undefined;
+    return w.slice(1).find((x) => !x.startsWith('-'));
+  }
+  if (n === 'make') { const f = w.findIndex((x) => x === '-f' || x === '--file'); return f > 0 ? w[f + 1] : undefined; }
+  if (/^(bash|sh|node)$/.test(n)) return w.slice(1).find((x) => !x.startsWith('-'));
+  return cmd.nameWord.value.includes('/') ? cmd.nameWord.value : undefined;
+}
+
+/** The instruction names this file (by a distinctive basename, or its folder and name) as something to write. */
+function asksFor(instruction: string, target: string): boolean {
+  const parts = target.split('/');
+  const base = parts[parts.length - 1] ?? '';
+  return (base.length >= 10 && instruction.includes(base)) || instruction.includes(parts.slice(-2).join('/'));
+}
+
+/** The agent-writable test path pytest collects that the image (not this script) put there. */
+function editableTestTarget(ctx: AuditContext, dests: readonly string[], script: ShellScript, cmd: ShellCommand): string | undefined {
+  const cwd = workingDirAt(ctx, script, cmd);
+  if (cwd === undefined) return undefined;
+  const instruction = ctx.instruction();
+  for (const t of collectTargets(pytestArgs(effectiveWords(cmd))).paths) {
+    const r = resolveWord(t, cwd);
+    if (!r || !ctx.isAgentWritable(r) || r.startsWith('/logs/')) continue;
+    // Tests the instruction asks the agent to write are its deliverable, not the judge's copy.
+    if (instruction.includes(`${r.split('/').pop() ?? r}/`)) continue;
+    if (dests.some((d) => under(r, d) || under(d, r)) && !freshlyCopied(ctx, script, cmd, r)) return r;
+  }
+  return undefined;
+}
+
 export const verifierRunsAgentWritableCode: StaticRule = {
   id: 'verifier-runs-agent-writable-code', class: 'misalignment', severity: 'warning',
-  title: 'The verifier runs a test script that lives in the agent\'s workspace',
+  title: 'The verifier runs a test or checker that lives where the agent can edit it',
   *check(ctx) {
+    const dests = imageCopyDests(ctx);
+    const instruction = ctx.instruction();
     for (const { file, script } of scripts(ctx)) {
       for (const cmd of script.commands) {
         const w = effectiveWords(cmd);
-        const n = w[0] ?? '';
-        const target = /^(bash|sh|python3?|make)$/.test(n) ? w.slice(1).find((x) => !x.startsWith('-')) : n.includes('/') ? n : cmd.nameWord.value;
-        if (!target || !target.startsWith('/') || !ctx.isAgentWritable(target)) continue;
-        if (!/(test|check|verif|grade|judge|eval)[^/]*$/i.test(target)) continue;
+        const cwd = workingDirAt(ctx, script, cmd);
+        if (isPytestCommand(cmd)) {
+          // pytest collecting a test file the image placed where the agent works: the agent edits the test.
+          const r = editableTestTarget(ctx, dests, script, cmd);
+          if (r) yield { file, range: cmdRange(ctx, file, cmd), severity: 'error', message: `pytest runs ${r}, the copy of the tests the image puts where the agent works: the agent can edit the test itself (or delete its checks) and pass. Run the copy the harness mounts at /tests.` };
+          continue;
+        }
+        const rel = scriptTarget(w, cmd);
+        if (!rel) continue;
+        const target = rel.startsWith('/') ? rel : cwd !== undefined ? resolveWord(rel, cwd) : undefined;
+        if (!target || !ctx.isAgentWritable(target)) continue;
+        if (!/(test|check|verif|grade|judge|eval|score)[^/]*$/i.test(target)) continue;
+        if (freshlyCopied(ctx, script, cmd, target)) continue;
+        // The instruction asks the agent to write this script: it is the deliverable, not the judge.
+        if (asksFor(instruction, target)) continue;
         yield { file, range: cmdRange(ctx, file, cmd), message: `The verifier runs ${target}, which sits where the agent can rewrite it: the agent can make the judge say yes.` };
       }
     }
