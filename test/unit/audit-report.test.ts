@@ -9,6 +9,7 @@ import type { CliIo } from '../../src/cli/command';
 import { jsonHead, taskJson, type AuditJson } from '../../src/cli/audit/jsonWriter';
 import type { ReportTask, RunSummary } from '../../src/cli/audit/model';
 import { auditTaskFingerprinted } from '../../src/core/audit/index';
+import { BaselineIndex, parseBaseline } from '../../src/core/audit/baseline';
 import { ConventionCounter } from '../../src/core/audit/conventions';
 import { lineFingerprint } from '../../src/core/audit/fingerprint';
 import { datasetOf, discoverTaskDirs } from '../../src/core/discovery/index';
@@ -189,6 +190,25 @@ void describe('taskwright audit reports (conventions, baselines, SARIF, severiti
       const a = await run(['audit', heldout, '--format', format, '--jobs', '2', '--fail-on', 'never']);
       const b = await run(['audit', heldout, '--format', format, '--jobs', '1', '--fail-on', 'never']);
       assert.equal(a.out, b.out, format);
+    }
+  });
+
+  void it('the editor\'s baseline index hides accepted findings of a task after an edit above them, counting copies', async () => {
+    const root = dataset(1, () => ({ 'tests/test.sh': MASKED }));
+    const task = path.join(root, 'ds', 'task-1');
+    try {
+      await run(['audit', 'ds', '--write-baseline', 'b.json', '--fail-on', 'never'], root);
+      const index = new BaselineIndex(parseBaseline(fs.readFileSync(path.join(root, 'b.json'), 'utf8'), 'b.json'), root);
+      fs.writeFileSync(path.join(task, 'tests/test.sh'), MASKED.replace('#!/bin/bash\n', '#!/bin/bash\n\n# moved down\n'));
+      const moved = await auditTaskFingerprinted(await loadTask(task));
+      assert.ok(moved.some((f) => f.rule === 'pipeline-status-masked' && f.range?.start.line === 4));
+      assert.deepEqual(index.newFindings(task, moved), []);
+      // The same line twice: the baseline accepted one copy, the other is new.
+      const twice = moved.flatMap((f) => (f.rule === 'pipeline-status-masked' ? [f, { ...f, range: { start: { line: 9, character: 0 }, end: { line: 9, character: 5 } } }] : [f]));
+      assert.deepEqual(index.newFindings(task, twice).map((f) => [f.rule, f.range?.start.line]), [['pipeline-status-masked', 9]]);
+      assert.throws(() => parseBaseline('{"version":1,"findings":[{"rule":"x"}]}', 'b.json'), /b\.json: finding 1 lacks rule, file or fp/);
+    } finally {
+      fs.rmSync(root, { recursive: true, force: true });
     }
   });
 });

@@ -126,3 +126,30 @@ export class BaselineWriter {
     await this.handle.close();
   }
 }
+
+/**
+ * A baseline indexed for repeated use (the editor filters every re-audit of a task through it):
+ * counts per key, consumed per call so equal findings beyond the accepted copies stay new.
+ */
+export class BaselineIndex {
+  private readonly counts = new Map<string, number>();
+
+  constructor(baseline: BaselineFile, readonly baseDir: string) {
+    for (const e of baseline.findings) {
+      const k = baselineKey(e.rule, e.file, e.fp);
+      this.counts.set(k, (this.counts.get(k) ?? 0) + 1);
+    }
+  }
+
+  /** The findings of the task in `taskDir` that the baseline does not hold. */
+  newFindings<F extends { readonly rule: string; readonly file?: string; readonly fp: string }>(taskDir: string, findings: readonly F[]): F[] {
+    const used = new Map<string, number>();
+    return findings.filter((f) => {
+      const k = baselineKey(f.rule, baselinePath(this.baseDir, taskDir, f.file), f.fp);
+      const n = used.get(k) ?? 0;
+      if (n >= (this.counts.get(k) ?? 0)) return true;
+      used.set(k, n + 1);
+      return false;
+    });
+  }
+}
