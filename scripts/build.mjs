@@ -27,6 +27,8 @@ const nodeExternals = ['vscode', 'cpu-features', '*.node'];
 const shipped = [
   { entryPoints: ['src/extension/extension.ts'], outfile: 'dist/extension.js', platform: 'node', format: 'cjs', external: nodeExternals },
   { entryPoints: ['src/cli/main.ts'], outfile: 'dist/cli.js', platform: 'node', format: 'cjs', external: nodeExternals },
+  // The audit's worker threads (src/core/audit/pool.ts looks for it next to the bundle).
+  { entryPoints: ['src/core/audit/worker.ts'], outfile: 'dist/auditWorker.js', platform: 'node', format: 'cjs', external: nodeExternals },
 ];
 if (fs.existsSync(path.join(root, 'webview/main.ts'))) {
   shipped.push({ entryPoints: ['webview/main.ts'], outfile: 'dist/webview.js', platform: 'browser', format: 'iife', external: [] });

@@ -15,6 +15,8 @@ export interface Settings {
   'audit.debounceMs': number;
   /** Per-rule severity overrides; `off` silences a rule. Resource-scoped: per folder. */
   'audit.severity': Record<string, Severity | 'off'>;
+  /** A baseline file (taskwright audit --write-baseline), relative to the workspace folder; '' for none. Resource-scoped. */
+  'audit.baseline': string;
   /** Show the worst finding of each task in the Task Explorer. */
   'explorer.showStatus': boolean;
   /** Model for Generate / Review / Fix; empty: the default rule over the live model list. */
@@ -29,6 +31,7 @@ const FALLBACK: Settings = {
   'audit.onType': true,
   'audit.debounceMs': 300,
   'audit.severity': {},
+  'audit.baseline': '',
   'explorer.showStatus': true,
   'models.default': '',
   'models.authHeader': 'bearer',

@@ -52,7 +52,7 @@ void describe('taskwright audit (CLI)', () => {
       assert.equal(doc.tasks[0]?.path, 'clean-harbor');
       assert.equal(doc.tasks[0]?.format, 'harbor');
       const f = doc.tasks[0]?.findings.find((x) => x['rule'] === 'pipeline-status-masked');
-      assert.deepEqual(Object.keys(f ?? {}).sort(), ['class', 'column', 'endColumn', 'endLine', 'file', 'line', 'message', 'rule', 'severity']);
+      assert.deepEqual(Object.keys(f ?? {}).sort(), ['class', 'column', 'convention', 'endColumn', 'endLine', 'file', 'fp', 'line', 'message', 'rule', 'severity']);
       assert.equal(f?.['file'], 'tests/test.sh');
       assert.equal(f?.['line'], 3);
       assert.equal(f?.['column'], 1);

@@ -3,11 +3,13 @@ import type { Finding, Severity } from '../model/finding';
 import type { Task } from '../model/task';
 import { ensureParsers } from '../parse/treeSitter';
 import { AuditContext } from './context';
+import { fingerprint, type FingerprintedFinding } from './fingerprint';
 import { STATIC_RULES, ruleMeta } from './registry';
 import { docsPath, type RuleMeta } from './rule';
 import { isSuppressed, suppressions } from './suppress';
 
 export type { RuleMeta, RuleSource } from './rule';
+export type { FingerprintedFinding } from './fingerprint';
 export { RULES, STATIC_RULES } from './registry';
 
 export interface AuditOptions {
@@ -39,6 +41,16 @@ function byPosition(a: Finding, b: Finding): number {
  * Never throws on bad input: a rule that crashes is reported as an `audit-internal-error` info.
  */
 export async function auditTask(task: Task, options: AuditOptions = {}): Promise<Finding[]> {
+  return (await audit(task, options)).findings;
+}
+
+/** As auditTask, with each finding's line fingerprint (for baselines and dataset conventions). */
+export async function auditTaskFingerprinted(task: Task, options: AuditOptions = {}): Promise<FingerprintedFinding[]> {
+  const { findings, ctx } = await audit(task, options);
+  return fingerprint(findings, (file) => ctx.text(file));
+}
+
+async function audit(task: Task, options: AuditOptions): Promise<{ findings: Finding[]; ctx: AuditContext }> {
   options.signal?.throwIfAborted();
   await ensureParsers();
   const [ctx, config] = await Promise.all([
@@ -74,7 +86,7 @@ export async function auditTask(task: Task, options: AuditOptions = {}): Promise
     }
     out.push(setting && setting !== f.severity ? { ...f, severity: setting } : f);
   }
-  return out.sort(byPosition);
+  return { findings: out.sort(byPosition), ctx };
 }
 
 /** Rule metadata for ids that are not in the table (e.g. a newer loader's problem ids). */

@@ -1,34 +1,48 @@
-import fs from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { Finding, Severity } from '../model/finding';
 import type { Range } from '../model/positions';
-import type { Task } from '../model/task';
+import type { BaselineState } from './baseline';
 import { RULES, ruleMeta } from './registry';
 
-/** One audited task, as the report writers take it. */
-export interface AuditedTask {
-  readonly task: Task;
-  /** As given on the command line or relative to the working directory (POSIX separators). */
-  readonly path: string;
-  readonly findings: readonly Finding[];
+/** Taskwright's home page: SARIF's `informationUri`. */
+export const TASKWRIGHT_URL = 'https://github.com/taskwright/taskwright';
+/**
+ * Where the rule pages (docs/rules/<id>.md) are published, unless `--docs-url` or
+ * `TASKWRIGHT_DOCS_URL` names another base: the docs folder of Taskwright's repository.
+ */
+export const DEFAULT_DOCS_URL = `${TASKWRIGHT_URL}/blob/main/docs/rules`;
+
+export const SARIF_LEVEL: Readonly<Record<Severity, 'error' | 'warning' | 'note'>> = { error: 'error', warning: 'warning', info: 'note' };
+
+/** The https page of a rule under `base` (a documented setting; see DEFAULT_DOCS_URL). */
+export function ruleHelpUri(id: string, base: string = DEFAULT_DOCS_URL): string {
+  return `${base.replace(/\/+$/, '')}/${encodeURIComponent(id)}.md`;
 }
 
-const LEVEL: Readonly<Record<Severity, 'error' | 'warning' | 'note'>> = { error: 'error', warning: 'warning', info: 'note' };
-
-/** The folder holding docs/rules, found from wherever this module was bundled or transpiled to. */
-function docsRoot(): string | undefined {
-  for (let d = __dirname; ; d = path.dirname(d)) {
-    if (fs.existsSync(path.join(d, 'docs', 'rules'))) return d;
-    if (path.dirname(d) === d) return undefined;
+/** A docs base for SARIF: https only (code scanning links it from every alert). */
+export function checkDocsUrl(base: string): string | undefined {
+  try {
+    const u = new URL(base);
+    return u.protocol === 'https:' ? undefined : `the rule docs base must be an https URL (got '${base}')`;
+  } catch {
+    return `the rule docs base is not a URL: '${base}'`;
   }
 }
 
-/** `TASKWRIGHT_DOCS_URL` (e.g. a repository's blob URL) or the installed docs as file: URIs. */
-export function ruleHelpUri(id: string, base = process.env['TASKWRIGHT_DOCS_URL']): string {
-  if (base) return `${base.replace(/\/+$/, '')}/${id}.md`;
-  const root = docsRoot();
-  return root ? pathToFileURL(path.join(root, 'docs', 'rules', `${id}.md`)).href : `https://taskwright.invalid/docs/rules/${id}.md`;
+/** A finding as SARIF sees it: where it is relative to %SRCROOT% (POSIX, never absolute or ../). */
+export interface SarifFinding extends Finding {
+  readonly fp: string;
+  readonly baseline?: BaselineState;
+  readonly convention?: number;
+}
+
+export interface SarifTask {
+  readonly id: string;
+  readonly dataset: string;
+  /** The task folder relative to the source root (POSIX; '.' when it is the root). */
+  readonly rel: string;
+  readonly configFile: string;
 }
 
 function region(r: Range): Record<string, number> {
@@ -39,17 +53,28 @@ function region(r: Range): Record<string, number> {
   return endLine === startLine && endColumn < startColumn ? { startLine, startColumn } : { startLine, startColumn, endLine, endColumn };
 }
 
-function uriOf(taskPath: string, file: string): string {
-  const joined = path.posix.join(taskPath, file);
+/** A path relative to %SRCROOT%, percent-encoded per segment. Throws on a path that leaves the root. */
+export function relativeUri(taskRel: string, file: string): string {
+  const joined = path.posix.normalize(path.posix.join(taskRel, file));
+  if (path.posix.isAbsolute(joined) || joined === '..' || joined.startsWith('../')) throw new Error(`${joined} is outside the SARIF source root`);
   return joined.split('/').map(encodeURIComponent).join('/');
 }
 
-/** A SARIF 2.1.0 log: one run, every rule in the table, locations relative to `%SRCROOT%` (the working directory). */
-export function toSarif(tasks: readonly AuditedTask[], cwd: string, version: string): object {
-  const used = new Set<string>();
-  for (const t of tasks) for (const f of t.findings) used.add(f.rule);
+/**
+ * The source root every SARIF location is relative to: the working directory when every given path
+ * lies inside it (the checkout, for code scanning), else the deepest folder holding them all.
+ */
+export function sarifRoot(cwd: string, roots: readonly string[]): string {
+  const abs = roots.map((r) => path.resolve(cwd, r));
+  const inside = (p: string, dir: string): boolean => { const rel = path.relative(dir, p); return !rel.startsWith('..') && !path.isAbsolute(rel); };
+  if (abs.every((p) => inside(p, cwd))) return path.resolve(cwd);
+  let common = abs[0] ?? cwd;
+  while (!abs.every((p) => inside(p, common))) common = path.dirname(common);
+  return common;
+}
+
+export function sarifRules(used: ReadonlySet<string>, docsBase: string): { readonly ids: readonly string[]; readonly rules: readonly object[] } {
   const ids = [...RULES.map((r) => r.id), ...[...used].filter((id) => !ruleMeta(id)).sort()];
-  const index = new Map(ids.map((id, i) => [id, i]));
   const rules = ids.map((id) => {
     const m = ruleMeta(id);
     const title = m?.title ?? id;
@@ -58,35 +83,60 @@ export function toSarif(tasks: readonly AuditedTask[], cwd: string, version: str
       name: id.replace(/(^|-)([a-z])/g, (_, __, c: string) => c.toUpperCase()),
       shortDescription: { text: title },
       fullDescription: { text: `${title} (${m?.class ?? 'invalidity'}; ${m?.source ?? 'loader'} rule). See the rule page for why it matters and how to fix it.` },
-      helpUri: ruleHelpUri(id),
-      defaultConfiguration: { level: LEVEL[m?.severity ?? 'warning'] },
+      helpUri: ruleHelpUri(id, docsBase),
+      defaultConfiguration: { level: SARIF_LEVEL[m?.severity ?? 'warning'] },
       properties: { tags: [m?.class ?? 'invalidity'], source: m?.source ?? 'loader' },
     };
   });
-  const results = [];
-  for (const t of tasks) {
-    for (const f of t.findings) {
-      const file = f.file ?? t.task.configFile;
-      const physicalLocation = { artifactLocation: { uri: uriOf(t.path, file), uriBaseId: '%SRCROOT%' }, ...(f.file && f.range ? { region: region(f.range) } : {}) };
-      results.push({
-        ruleId: f.rule,
-        ruleIndex: index.get(f.rule) ?? 0,
-        level: LEVEL[f.severity],
-        message: { text: f.message },
-        locations: [{ physicalLocation }],
-        ...(f.related && f.related.length
-          ? { relatedLocations: f.related.map((r, i) => ({ id: i + 1, message: { text: r.message }, physicalLocation: { artifactLocation: { uri: uriOf(t.path, r.file), uriBaseId: '%SRCROOT%' }, ...(r.range ? { region: region(r.range) } : {}) } })) }
-          : {}),
-        properties: { class: f.class, task: t.task.id },
-      });
-    }
-  }
-  const base = pathToFileURL(cwd.endsWith(path.sep) ? cwd : `${cwd}${path.sep}`).href;
+  return { ids, rules };
+}
+
+function location(uri: string, r: Range | undefined): object {
+  return { artifactLocation: { uri, uriBaseId: '%SRCROOT%' }, ...(r ? { region: region(r) } : {}) };
+}
+
+/** One SARIF result. */
+export function sarifResult(t: SarifTask, f: SarifFinding, ruleIndex: number): object {
+  const file = f.file ?? t.configFile;
+  return {
+    ruleId: f.rule,
+    ruleIndex,
+    level: SARIF_LEVEL[f.severity],
+    message: { text: f.message },
+    locations: [{ physicalLocation: location(relativeUri(t.rel, file), f.file ? f.range : undefined) }],
+    ...(f.related && f.related.length
+      ? { relatedLocations: f.related.map((r, i) => ({ id: i + 1, message: { text: r.message }, physicalLocation: location(relativeUri(t.rel, r.file), r.range) })) }
+      : {}),
+    partialFingerprints: { 'taskwrightLineText/v1': `${f.rule}:${f.fp}` },
+    ...(f.baseline ? { baselineState: f.baseline } : {}),
+    properties: { class: f.class, task: t.id, dataset: t.dataset, ...(f.convention !== undefined ? { convention: f.convention } : {}) },
+  };
+}
+
+/** A baseline entry no finding matched any more: reported with `baselineState: absent`. */
+export function sarifAbsentResult(e: { rule: string; file: string; fp: string; severity: Severity; message: string; line: number | null }, baseRel: string, ruleIndex: number): object {
+  return {
+    ruleId: e.rule,
+    ruleIndex,
+    level: SARIF_LEVEL[e.severity] ?? 'warning',
+    message: { text: e.message || e.rule },
+    locations: [{ physicalLocation: location(relativeUri(baseRel, e.file), e.line ? { start: { line: e.line - 1, character: 0 }, end: { line: e.line - 1, character: 0 } } : undefined) }],
+    partialFingerprints: { 'taskwrightLineText/v1': `${e.rule}:${e.fp}` },
+    baselineState: 'absent',
+  };
+}
+
+/**
+ * The SARIF 2.1.0 log around `results` (put in as RESULTS_MARK by the streaming writer): one run,
+ * every rule in the table, locations relative to `%SRCROOT%`.
+ */
+export function sarifLog(rules: readonly object[], root: string, version: string, results: readonly object[]): object {
+  const base = pathToFileURL(root.endsWith(path.sep) ? root : `${root}${path.sep}`).href;
   return {
     $schema: 'https://json.schemastore.org/sarif-2.1.0.json',
     version: '2.1.0',
     runs: [{
-      tool: { driver: { name: 'taskwright', version, informationUri: 'https://github.com/harbor-framework/terminal-bench', rules } },
+      tool: { driver: { name: 'taskwright', version, informationUri: TASKWRIGHT_URL, rules } },
       originalUriBaseIds: { '%SRCROOT%': { uri: base } },
       results,
       columnKind: 'utf16CodeUnits',

@@ -57,8 +57,16 @@ function load(): Promise<Loaded> {
 
 let ready: Loaded | undefined;
 
+/**
+ * The parse cache holds at most this many trees and this much source text (UTF-16 units): a copied
+ * tree costs some 20–40 bytes of heap per source character, so the text budget keeps the cache near
+ * 50 MB per thread even when a corpus is full of big test files (a count alone let it reach
+ * hundreds of MB on real datasets). Unchanged files of the task being edited stay well inside it.
+ */
 const CACHE_LIMIT = 1000;
+let CACHE_TEXT_BUDGET = 2 * 1024 * 1024;
 const cache = new Map<string, SyntaxTree>();
+let cachedText = 0;
 
 /**
  * Punctuation tokens no rule reads: leaving them out of the copy saves most of the WebAssembly calls
@@ -160,7 +168,12 @@ export function parseSync(grammar: GrammarName, text: string): SyntaxTree {
     tree.delete();
   }
   cache.set(key, copy);
-  if (cache.size > CACHE_LIMIT) cache.delete(cache.keys().next().value as string);
+  cachedText += key.length;
+  while (cache.size > CACHE_LIMIT || (cachedText > CACHE_TEXT_BUDGET && cache.size > 1)) {
+    const oldest = cache.keys().next().value as string;
+    cache.delete(oldest);
+    cachedText -= oldest.length;
+  }
   return copy;
 }
 
@@ -172,4 +185,18 @@ export async function parse(grammar: GrammarName, text: string): Promise<SyntaxT
 /** Resolves once the parsers are ready; `parseSync` needs this to have happened. */
 export async function ensureParsers(): Promise<void> {
   ready ??= await load();
+}
+
+/**
+ * Sets the parse cache's text budget (UTF-16 units). Batch audits (the CLI's worker threads) keep it
+ * small: across tasks only identical files (a shared bootstrap script) hit, and a big cache is memory
+ * that every thread pays for.
+ */
+export function setParseCacheBudget(chars: number): void {
+  CACHE_TEXT_BUDGET = Math.max(0, chars);
+  while (cachedText > CACHE_TEXT_BUDGET && cache.size > 0) {
+    const oldest = cache.keys().next().value as string;
+    cache.delete(oldest);
+    cachedText -= oldest.length;
+  }
 }

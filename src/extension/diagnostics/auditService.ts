@@ -1,12 +1,13 @@
 import { readdir } from 'node:fs/promises';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { auditTask } from '../../core/audit/index';
+import { auditTaskFingerprinted } from '../../core/audit/index';
 import { loadTask } from '../../core/loader/index';
 import { worstSeverity, type Finding } from '../../core/model/finding';
 import type { Task } from '../../core/model/task';
 import type { Ctx } from '../context';
 import { errorMessage } from '../log';
+import { BaselineSource } from './baselineSource';
 import { summarize, toDiagnostic, type PlacedFinding } from './convert';
 import { registerPrecisionHover } from './hover';
 
@@ -38,8 +39,10 @@ export class AuditService implements vscode.Disposable {
   private docsPages: ReadonlySet<string> = new Set();
   private readonly docsReady: Promise<void>;
   private backgroundAll: AbortController | undefined;
+  private readonly baselines: BaselineSource;
 
   constructor(private readonly ctx: Ctx) {
+    this.baselines = new BaselineSource(ctx);
     this.disposables.push(
       this.collection,
       registerPrecisionHover(this.collection),
@@ -59,7 +62,7 @@ export class AuditService implements vscode.Disposable {
         if (change.dirs === 'all') this.auditAllInBackground();
         else for (const dir of change.dirs) this.schedule(dir, 0);
       }),
-      ctx.config.onDidChange(['audit.severity', 'audit.onType'], () => this.auditAllInBackground()),
+      ctx.config.onDidChange(['audit.severity', 'audit.onType', 'audit.baseline'], () => this.auditAllInBackground()),
     );
     this.docsReady = this.loadDocsIndex();
     if (ctx.tasks.isLoaded) this.auditAllInBackground();
@@ -157,11 +160,14 @@ export class AuditService implements vscode.Disposable {
         if (doc.isDirty) overlay.set(doc.uri.fsPath, doc.getText());
       }
       const task = overlay.size ? await loadTask(taskDir, { overlay }) : this.ctx.tasks.get(taskDir) ?? await loadTask(taskDir);
-      const findings = await auditTask(task, {
+      const all = await auditTaskFingerprinted(task, {
         overlay,
         signal: controller.signal,
         severityOverrides: this.ctx.config.get('audit.severity', vscode.Uri.file(taskDir)),
       });
+      // Findings the baseline accepted (same rule, file and line text) are not shown anywhere.
+      const baseline = await this.baselines.forTask(taskDir);
+      const findings = baseline ? baseline.newFindings(task.dir, all) : all;
       if (controller.signal.aborted) return undefined;
       this.ctx.status.set(taskDir, 'audit', {
         level: worstSeverity(findings) ?? 'ok',
