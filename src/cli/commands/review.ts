@@ -1,5 +1,8 @@
 import path from 'node:path';
-import { toSarif, type AuditedTask } from '../../core/audit/sarif';
+import fs from 'node:fs';
+import { fingerprint } from '../../core/audit/fingerprint';
+import { DEFAULT_DOCS_URL, sarifLog, sarifResult, sarifRoot, sarifRules } from '../../core/audit/sarif';
+import type { Task } from '../../core/model/task';
 import { credentialsFrom, envSecrets, MISSING_KEY } from '../../core/llm/client';
 import { ModelRequestError } from '../../core/llm/faults';
 import { connect } from '../../core/llm/index';
@@ -40,7 +43,7 @@ export const reviewCommand: CliCommand = {
     if (!credentials.apiKey && !credentials.authToken) throw new UsageError(MISSING_KEY);
     const targets = await loadTargets(args.positionals, io);
     const asked = stringOpt(args, 'model') ?? (io.env.TASKWRIGHT_MODEL || undefined);
-    const reviews: { review: TaskReview; path: string; task: AuditedTask['task'] }[] = [];
+    const reviews: { review: TaskReview; path: string; task: Task }[] = [];
     try {
       const { caller } = await connect({
         credentials, ...(asked ? { model: asked, modelSource: stringOpt(args, 'model') ? '--model' : 'TASKWRIGHT_MODEL' } : {}),
@@ -70,7 +73,7 @@ export const reviewCommand: CliCommand = {
         tokens, costUsd: cost,
       }, null, 2));
     } else if (format === 'sarif') {
-      io.out(JSON.stringify(toSarif(reviews.map((r) => ({ task: r.task, path: r.path, findings: r.review.findings })), io.cwd, VERSION), null, 2));
+      io.out(JSON.stringify(reviewSarif(reviews, io.cwd), null, 2));
     } else {
       const lines: string[] = [];
       for (const r of reviews) {
@@ -86,3 +89,18 @@ export const reviewCommand: CliCommand = {
     return reviews.some((r) => r.review.findings.length) ? 1 : 0;
   },
 };
+
+/** Review findings as SARIF, through the audit's own SARIF builder (relative URIs, https help pages). */
+function reviewSarif(reviews: readonly { review: TaskReview; path: string; task: Task }[], cwd: string): object {
+  const root = sarifRoot(cwd, reviews.map((r) => r.path));
+  const used = new Set(reviews.flatMap((r) => r.review.findings.map((f) => f.rule)));
+  const { ids, rules } = sarifRules(used, process.env.TASKWRIGHT_DOCS_URL || DEFAULT_DOCS_URL);
+  const results: object[] = [];
+  for (const r of reviews) {
+    const rel = path.relative(root, path.resolve(cwd, r.path)).split(path.sep).join('/') || '.';
+    const textOf = (file: string): string | undefined => { try { return fs.readFileSync(path.join(r.task.dir, file), 'utf8'); } catch { return undefined; } };
+    const t = { id: r.task.id, dataset: path.posix.dirname(rel), rel, configFile: r.task.configFile };
+    for (const f of fingerprint(r.review.findings, textOf)) results.push(sarifResult(t, f, ids.indexOf(f.rule)));
+  }
+  return sarifLog(rules, root, VERSION, results);
+}
