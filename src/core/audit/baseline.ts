@@ -1,7 +1,7 @@
 import { promises as fs } from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
 import path from 'node:path';
-import type { Severity } from '../model/finding';
+import type { LineKeyedFinding } from './fingerprint';
 
 /**
  * A baseline: the findings a dataset has accepted for now. Entries match current findings by rule,
@@ -9,16 +9,11 @@ import type { Severity } from '../model/finding';
  * an edit elsewhere in the file does not resurface them; line numbers are not compared. Equal keys
  * count: two accepted copies of one finding silence two, a third is new.
  */
-export interface BaselineEntry {
-  readonly rule: string;
-  /** The task file (or, for task-level findings, the task folder) relative to the baseline's folder. */
-  readonly file: string;
-  readonly fp: string;
-  /** For people reading the file and for `absent` results; not compared. */
-  readonly severity: Severity;
-  readonly message: string;
-  readonly line: number | null;
-}
+/**
+ * `file` is the task file (or, for task-level findings, the task folder) relative to the baseline's
+ * folder; severity, message and line are for people reading the file and for `absent` results.
+ */
+export type BaselineEntry = LineKeyedFinding;
 
 export interface BaselineFile {
   readonly version: 1;

@@ -1,4 +1,5 @@
 import type { Severity } from '../model/finding';
+import type { LineKeyedFinding } from './fingerprint';
 
 /**
  * Dataset conventions: one finding (same rule, same task file, same line text) that repeats across
@@ -12,17 +13,9 @@ import type { Severity } from '../model/finding';
 export const CONVENTION_MIN_TASKS = 5;
 export const CONVENTION_MIN_SHARE = 0.5;
 
-export interface Convention {
+/** `file` is task-relative ('' for task-level findings); message and line are the first task's. */
+export interface Convention extends LineKeyedFinding {
   readonly dataset: string;
-  readonly rule: string;
-  /** Task-relative file ('' for task-level findings). */
-  readonly file: string;
-  readonly fp: string;
-  readonly severity: Severity;
-  /** The message of the first task that showed it. */
-  readonly message: string;
-  /** 1-based line in that first task, or null. */
-  readonly line: number | null;
   /** Tasks of the dataset that have it, and tasks in the dataset. */
   readonly count: number;
   readonly tasks: number;

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { Finding } from '../model/finding';
+import type { Finding, Severity } from '../model/finding';
 
 /**
  * A finding with the fingerprint of the line it points at: the first 16 hex digits of the SHA-256 of
@@ -35,4 +35,18 @@ export function fingerprint(findings: readonly Finding[], textOf: (file: string)
     const text = f.file && f.range ? textOf(f.file) : undefined;
     return { ...f, fp: text === undefined || !f.range ? EMPTY_FP : lineFingerprint(lineOf(text, f.range.start.line)) };
   });
+}
+
+/**
+ * A finding reduced to what survives edits elsewhere in its file: rule, file and the line text's
+ * fingerprint, plus what people read. Baselines and dataset conventions both key findings this way.
+ */
+export interface LineKeyedFinding {
+  readonly rule: string;
+  readonly file: string;
+  readonly fp: string;
+  readonly severity: Severity;
+  readonly message: string;
+  /** 1-based line, or null for a file- or task-level finding; not compared. */
+  readonly line: number | null;
 }
