@@ -114,7 +114,7 @@ export async function loadHarbor(id: string, files: TaskFiles, fileList: readonl
   reader.stringMap('solution.env');
   if (!has(solveFile)) {
     problems.add('missing-solution', CONFIG, tableRange('solution'),
-      `no reference solution: expected ${solveFile} (the oracle proves the task is solvable)`);
+      `no reference solution (${solveFile}): the task runs without one, but the oracle cannot prove it solvable`);
   }
 
   return {

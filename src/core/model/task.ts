@@ -59,6 +59,8 @@ export interface TaskVerifier {
 
 export interface TaskAgentConfig {
   readonly user?: string;
+  /** TB1 records the agent's terminal with asciinema unless `disable_asciinema: true`. */
+  readonly recordsSession?: boolean;
   readonly networkMode?: string;
 }
 
