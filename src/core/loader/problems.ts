@@ -14,6 +14,7 @@ export const LOADER_RULES = {
   // still runs and grades, it just cannot be proven solvable here.
   'missing-solution': 'info',
   'unsupported-schema-version': 'warning',
+  'nested-task-folder': 'warning',
 } as const satisfies Record<string, Severity>;
 
 export type LoaderRule = keyof typeof LOADER_RULES;

@@ -54,7 +54,10 @@ export const instructionMissingFile: StaticRule = {
   *check(ctx) {
     const instr = ctx.instruction();
     if (!instr) return;
-    const corpus = [ctx.task.environment.dockerfile, ctx.task.environment.composeFile, ctx.solutionScript, ...ctx.verifierScripts, ...ctx.testPython].map((f) => ctx.text(f) ?? '').join('\n');
+    // In a multi-step task the agent of an earlier step may create the file: its instruction and
+    // solution count as sources too.
+    const earlier = ctx.task.steps && ctx.task.step ? ctx.task.steps.slice(0, ctx.task.step.index) : [];
+    const corpus = [ctx.task.environment.dockerfile, ctx.task.environment.composeFile, ctx.solutionScript, ...ctx.verifierScripts, ...ctx.testPython, ...earlier.map((st) => st.solutionFile)].map((f) => ctx.text(f) ?? '').concat(earlier.map((st) => st.instruction ?? '')).join('\n');
     const seen = new Set<string>();
     for (let m = PATH_IN_TEXT.exec(instr); m; m = PATH_IN_TEXT.exec(instr)) {
       const p = m[1] ?? '';

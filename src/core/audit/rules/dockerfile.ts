@@ -176,30 +176,6 @@ export const solutionCopiedIntoImage = copiedIntoImageRule({
   directMessage: (copy, src) => `\`${copy.instruction.keyword} ${src}\` ships the reference solution to the agent: it can run it instead of doing the task.`,
 });
 
-const ANSWER_NAME = /(^|\/)(expected|golden|ground[_-]?truth|answers?|reference[_-]?(output|answer|solution)|solution[_-]?output|\.oracle)([_.\-/]|$)|\.enc$/i;
-
-export const answerInImage: StaticRule = {
-  id: 'answer-in-image', class: 'misalignment', severity: 'warning',
-  title: 'Expected answers are copied into the agent\'s image',
-  *check(ctx) {
-    const df = ctx.dockerfile();
-    if (!df) return;
-    const file = dfFile(ctx);
-    for (const copy of contextCopies(df)) {
-      for (const src of copy.sources) {
-        const s = norm(src.value);
-        const hits = s === '.' ? [...ctx.contextFiles].filter((f) => ANSWER_NAME.test(f) && inBuildContext(ctx, f)) : ANSWER_NAME.test(s) ? [s] : [...ctx.contextFiles].filter((f) => f.startsWith(`${s}/`) && ANSWER_NAME.test(f.slice(s.length)));
-        if (hits.length === 0) continue;
-        if (removedLater(df, copy.instruction.range.start.line, copyDestFor(copy, s))) continue;
-        yield {
-          file, range: copy.instruction.range,
-          message: `The image receives ${hits.slice(0, 3).join(', ')}${hits.length > 3 ? '…' : ''}: files named as expected answers, readable by the agent. Keep them under tests/ (copied in only at verification).`,
-        };
-      }
-    }
-  },
-};
-
 function globToRegExp(glob: string): RegExp {
   const re = glob.replace(/[.+^${}()|\\]/g, '\\$&').replace(/\*\*/g, '\uE000').replace(/\*/g, '[^/]*').replace(/\?/g, '[^/]').replace(/\uE000/g, '.*');
   return new RegExp(`^${re}(/.*)?$`);

@@ -5,6 +5,7 @@ import type { StaticRule } from '../rule';
 import { PATH_IN_TEXT } from './crossFile';
 import { contextCopies, copyDestFor, MOVING_IMAGES, removedLater } from './dockerfile';
 import { filesCopiedBy } from './buildContextFiles';
+import type { Report } from '../rule';
 
 /** Verbs that make a path something the agent must bring into being (not edit, fix or read). */
 const CREATE_VERBS = /\b(create|creates|write|writes|save|saves|produce|produces|generate|generates|output (it |them )?to|store|place|put)\b/i;
@@ -98,5 +99,51 @@ export const tb1TerminalToolsMissing: StaticRule = {
       file: ctx.task.environment.dockerfile ?? 'Dockerfile', range: final.imageRange ?? final.instruction.range,
       message: `Terminal-Bench 1 drives the agent through tmux${missing.includes('asciinema') ? ' and records it with asciinema (disable_asciinema is not set)' : ''}, and refuses to start when ${missing.join(' or ')} is missing: \`${final.image}\` does not have ${missing.length > 1 ? 'them' : 'it'} and this Dockerfile never installs ${missing.length > 1 ? 'them' : 'it'}. Install ${missing.join(' and ')}${missing.includes('asciinema') ? ', or set disable_asciinema: true' : ''}.`,
     };
+  },
+};
+
+/** Names that say "expected answer" outright (an encrypted `.enc` oracle payload is not readable, so not one). */
+const ANSWER_NAME = /(^|\/)(expected|golden|ground[_-]?truth|answers?|reference[_-]?(output|answer|solution)|solution[_-]?output)([_.\-/]|$)/i;
+/** Data a test compares against (code the tests run is the agent's business). */
+const DATA_FILE = /\.(json|jsonl|csv|tsv|txt|ya?ml|xml|npy|npz|parquet|pkl|out|ans|expected|md5|sha256|sig)$/i;
+
+/**
+ * Expected answers in the agent's image, decided by where a file comes from and who uses it: a data
+ * file COPY'd into the image that the tests open by its image path, that the instruction never gives
+ * the agent and the reference solution never reads or writes, exists only for grading, so the agent
+ * can read what the tests compare against. Files named as expected answers count whoever reads them.
+ */
+export const answerInImage: StaticRule = {
+  id: 'answer-in-image', class: 'misalignment', severity: 'warning',
+  title: 'Expected answers are copied into the agent\'s image',
+  *check(ctx) {
+    const df = ctx.dockerfile();
+    if (!df) return;
+    const file = ctx.task.environment.dockerfile ?? 'Dockerfile';
+    const tests = [...ctx.verifierScripts, ...ctx.testPython].map((f) => ctx.text(f) ?? '').join('\n');
+    // Every step's instruction: a file one step hands the agent is not a secret of another.
+    const instr = [ctx.instruction(), ...(ctx.task.steps ?? []).map((st) => st.instruction ?? '')].join('\n');
+    const sol = ctx.text(ctx.solutionScript) ?? (ctx.task.solution.commands ?? []).map((c) => c.command).join('\n');
+    const byLine = new Map<number, string[]>();
+    for (const [dest, line] of imageFiles(ctx, df)) {
+      const name = path.posix.basename(dest);
+      // An answer is what the verifier compares against: the tests must reach it (by name or by a
+      // folder of it), and the instruction must not hand it to the agent (by name or folder).
+      const folders = dest.split('/').slice(1, -1).filter((d) => ANSWER_NAME.test(`/${d}`));
+      const reachedByTests = tests.includes(name) || folders.some((d) => tests.includes(d));
+      const givenToAgent = instr.includes(name) || folders.some((d) => instr.includes(d));
+      const named = ANSWER_NAME.test(dest) && reachedByTests && !givenToAgent;
+      const gradingOnly = DATA_FILE.test(name) && tests.includes(dest) && !instr.includes(name) && !sol.includes(name) && ctx.task.solution.file !== undefined;
+      if (!named && !gradingOnly) continue;
+      byLine.set(line, [...(byLine.get(line) ?? []), dest]);
+    }
+    for (const [line, hits] of byLine) {
+      const ins = df.instructions.find((i) => i.range.start.line === line);
+      const r: Report = {
+        file, ...(ins ? { range: ins.range } : {}),
+        message: `The image receives ${hits.slice(0, 3).join(', ')}${hits.length > 3 ? ` and ${hits.length - 3} more` : ''}: ${hits.some((h) => tests.includes(h)) ? 'the tests read it, but the instruction and the reference solution never use it, so it is grading data' : 'named as expected answers'}, readable by the agent. Keep it under tests/ (copied in only at verification).`,
+      };
+      yield r;
+    }
   },
 };
