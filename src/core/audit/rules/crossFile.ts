@@ -48,6 +48,23 @@ const OUTPUT_VERBS = /\b(create|creates|created|write|writes|written|save|saved|
 /** Clauses that give a path as an illustration (an example invocation, "such as"), not as an input that must exist. */
 const EXAMPLE_WORDS = /\b(e\.g\.|for example|for instance|such as|usage|invoked|(run|called|tested|executed) (as|with|on|against)|arbitrary|hypothetical)\b/i;
 
+/**
+ * Paths that are not promises about the task's files: inside a fenced code block (an example
+ * output, a sample command), in a quoted traceback or installed-package path (an issue report's
+ * text), on another user's home folder, or with a placeholder (`cap_NNN.mp4`, `<name>.txt`).
+ */
+function quotedOrIllustrative(instr: string, at: number, p: string, corpus: string): boolean {
+  const fences = instr.slice(0, at).match(/^\s*(```|~~~)/gm)?.length ?? 0;
+  if (fences % 2 === 1) return true;
+  const lineStart = instr.lastIndexOf('\n', at) + 1;
+  const lineEnd = instr.indexOf('\n', at);
+  const line = instr.slice(lineStart, lineEnd < 0 ? instr.length : lineEnd);
+  if (/File "|Traceback|line \d+, in\b/.test(line) || /\/(site|dist)-packages\/|\/venv\/|\/\.?virtualenvs?\//.test(p)) return true;
+  const home = /^\/home\/([^/]+)\//.exec(p);
+  if (home && !corpus.includes(`/home/${home[1] ?? ''}`)) return true;
+  return /N{2,}|X{3,}|\{|<|\*/.test(p);
+}
+
 export const instructionMissingFile: StaticRule = {
   id: 'instruction-missing-file', class: 'invalidity', severity: 'warning',
   title: 'The instruction names an input file that nothing in the task creates',
@@ -65,6 +82,7 @@ export const instructionMissingFile: StaticRule = {
       seen.add(p);
       const name = basename(p);
       if (ctx.baseNames.has(name) || corpus.includes(name)) continue;
+      if (quotedOrIllustrative(instr, m.index, p, corpus)) continue;
       // The clause around the path: an output verb there ("write … to /app/x.json") makes it an output.
       const before = instr.slice(0, m.index);
       // Clause boundaries are punctuation followed by a space (a dot inside `x.py` is not one).

@@ -239,7 +239,9 @@ export const copySourceMissing: StaticRule = {
 };
 
 export const heredocWithoutSyntax: StaticRule = {
-  id: 'heredoc-without-syntax', class: 'invalidity', severity: 'warning',
+  // info: BuildKit is Docker's default builder (Engine 23+) and Harbor builds through compose, so
+  // a heredoc without the directive builds everywhere current; only the legacy builder fails.
+  id: 'heredoc-without-syntax', class: 'invalidity', severity: 'info',
   title: 'A heredoc in RUN/COPY needs BuildKit\'s Dockerfile syntax 1.4+',
   *check(ctx) {
     const df = ctx.dockerfile();
@@ -249,7 +251,7 @@ export const heredocWithoutSyntax: StaticRule = {
       if (ins.keyword !== 'RUN' && ins.keyword !== 'COPY') continue;
       const first = ins.argsText.split('\n', 1)[0] ?? '';
       if (!/<<-?\s*['"]?[A-Za-z_]\w*['"]?/.test(first) || !ins.argsText.includes('\n')) continue;
-      yield { file, range: ins.range, message: 'This heredoc is only understood by BuildKit with Dockerfile syntax 1.4+: the classic builder reads its body as instructions and the build fails. Add `# syntax=docker/dockerfile:1.4` as the first line, or write the file with printf/COPY.' };
+      yield { file, range: ins.range, message: 'This heredoc needs BuildKit (Docker\'s default builder since Engine 23): the legacy builder reads its body as instructions and the build fails. Add `# syntax=docker/dockerfile:1.4` as the first line, or write the file with printf/COPY.' };
     }
   },
 };
