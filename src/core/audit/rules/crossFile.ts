@@ -59,14 +59,16 @@ function quotedOrIllustrative(instr: string, at: number, p: string, corpus: stri
   const lineStart = instr.lastIndexOf('\n', at) + 1;
   const lineEnd = instr.indexOf('\n', at);
   const line = instr.slice(lineStart, lineEnd < 0 ? instr.length : lineEnd);
-  if (/File "|Traceback|line \d+, in\b/.test(line) || /\/(site|dist)-packages\/|\/venv\/|\/\.?virtualenvs?\//.test(p)) return true;
+  if (/^\s*>/.test(line) || /File "|Traceback|line \d+, in\b/.test(line) || /\/(site|dist)-packages\/|\/venv\/|\/\.?virtualenvs?\//.test(p)) return true;
   const home = /^\/home\/([^/]+)\//.exec(p);
   if (home && !corpus.includes(`/home/${home[1] ?? ''}`)) return true;
   return /N{2,}|X{3,}|\{|<|\*/.test(p);
 }
 
 export const instructionMissingFile: StaticRule = {
-  id: 'instruction-missing-file', class: 'invalidity', severity: 'warning',
+  // info: 16 of 20 sampled real findings were true (0.80), short of the 0.90 a warning needs: inputs
+  // made at build time by scripts, by earlier steps' tests, or described as requirements still slip in.
+  id: 'instruction-missing-file', class: 'invalidity', severity: 'info',
   title: 'The instruction names an input file that nothing in the task creates',
   *check(ctx) {
     const instr = ctx.instruction();
@@ -74,7 +76,10 @@ export const instructionMissingFile: StaticRule = {
     // In a multi-step task the agent of an earlier step may create the file: its instruction and
     // solution count as sources too.
     const earlier = ctx.task.steps && ctx.task.step ? ctx.task.steps.slice(0, ctx.task.step.index) : [];
-    const corpus = [ctx.task.environment.dockerfile, ctx.task.environment.composeFile, ctx.solutionScript, ...ctx.verifierScripts, ...ctx.testPython, ...earlier.map((st) => st.solutionFile)].map((f) => ctx.text(f) ?? '').concat(earlier.map((st) => st.instruction ?? '')).join('\n');
+    // Scripts in the build context may generate inputs at build time (`RUN python make_fixtures.py`).
+    const ctxDir = (ctx.task.environment.contextDir || '.').replace(/\/+$/, '');
+    const buildScripts = ctx.textFiles().filter((f) => /\.(py|sh)$/.test(f) && (ctxDir === '.' || f.startsWith(`${ctxDir}/`)));
+    const corpus = [ctx.task.environment.dockerfile, ctx.task.environment.composeFile, ctx.solutionScript, ...ctx.verifierScripts, ...ctx.testPython, ...buildScripts, ...earlier.map((st) => st.solutionFile)].map((f) => ctx.text(f) ?? '').concat(earlier.map((st) => st.instruction ?? '')).join('\n');
     const seen = new Set<string>();
     for (let m = PATH_IN_TEXT.exec(instr); m; m = PATH_IN_TEXT.exec(instr)) {
       const p = m[1] ?? '';

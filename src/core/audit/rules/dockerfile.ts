@@ -170,7 +170,8 @@ function placeholderSolution(ctx: AuditContext): boolean {
 export const solutionCopiedIntoImage = copiedIntoImageRule({
   id: 'solution-copied-into-image',
   title: 'The Dockerfile copies the reference solution into the image',
-  names: (ctx, s) => /(^|\/)(solution|solution\.sh|solution\.yaml|solve\.sh|oracle)(\/|$)/.test(s) && !placeholderSolution(ctx),
+  // `oracle` alone is not one: tasks ship reference binaries named so for the agent to compare against.
+  names: (ctx, s) => /(^|\/)(solution|solution\.sh|solution\.yaml|solve\.sh)(\/|$)/.test(s) && !placeholderSolution(ctx),
   protects: (ctx, rel) => isSolutionFile(ctx, rel) && !placeholderSolution(ctx),
   broadMessage: (copy, src, shipped) => `\`${copy.instruction.keyword} ${src}\` also ships the reference solution (${listed(shipped)}) to the agent: it can run it instead of doing the task. Copy only what the task needs, or list the solution in .dockerignore.`,
   directMessage: (copy, src) => `\`${copy.instruction.keyword} ${src}\` ships the reference solution to the agent: it can run it instead of doing the task.`,
