@@ -2,9 +2,14 @@
 # Build, without any container registry, the local base images that Taskwright's examples and tests use.
 #
 #   debian:bookworm-slim        Debian 12 minbase + python3 (3.11), pytest, pip, venv, bash, coreutils,
-#                               procps, tmux, ca-certificates (built with mmdebstrap from Debian's apt mirror)
-#   python:3.11-slim            the same image: Debian's python3 is 3.11, so this tag is honest about the
-#   python:3.11-slim-bookworm   interpreter (no python:3.12-* tag is made: it would not be 3.12)
+#                               procps, tmux, ca-certificates (built with mmdebstrap from Debian's apt mirror).
+#                               NOTE: the real debian:bookworm-slim has no python3 and no pytest.
+#   python:3.11-slim            that image laid out like the real python:3.11-slim: python, python3, pip and
+#   python:3.11-slim-bookworm   pip3 in /usr/local/bin, no Debian EXTERNALLY-MANAGED marker (so `pip install`
+#                               works as on the real image), PYTHON_VERSION set. pytest 7.2.1 is already
+#                               installed, so a pinned `RUN pip install pytest==7.2.1` (what a task needs on the
+#                               real image, which has no pytest) is satisfied offline. No python:3.12-* tag is
+#                               made: the interpreter would not be 3.12.
 #   busybox:latest, busybox:1.35, busybox:1.36
 #                               Debian's busybox-static (1.35.0) with its applet links
 #
@@ -32,6 +37,11 @@ debian_tags=(debian:bookworm-slim python:3.11-slim python:3.11-slim-bookworm)
 busybox_tags=(busybox:latest busybox:1.35 busybox:1.36)
 # Bump when the recipe changes so an old cached tarball is not reused.
 recipe_version=1
+python_tags=(python:3.11-slim python:3.11-slim-bookworm)
+# The label that marks the python:* layout; a python tag without it (an older recipe) is rebuilt.
+python_layout='python:3.11-slim-layout-1'
+# What `pip install pytest==…` finds already installed (Debian 12's python3-pytest).
+python_pytest='7.2.1'
 
 say() { printf 'base-images: %s\n' "$*"; }
 fail() { printf 'base-images: error: %s\n' "$*" >&2; exit 1; }
@@ -158,11 +168,50 @@ $(tail -n 25 "$work_dir/mmdebstrap.log")"
   say "debian: built ${debian_tags[*]}."
 }
 
+# The python:* tags: the Debian image re-laid out like the official python image, by a container
+# commit (no builder, no registry). Images other runs use are never removed: the tags move.
+build_python() {
+  local t ok=1
+  for t in "${python_tags[@]}"; do
+    [ "$(docker image inspect --format '{{ index .Config.Labels "taskwright.stand-in" }}' "$t" 2>/dev/null)" = "$python_layout" ] || ok=0
+  done
+  if [ "$rebuild" != 1 ] && [ "$ok" = 1 ]; then
+    say "python: ${python_tags[*]} exist, skipped."
+    return 0
+  fi
+  local cid
+  cid="$(docker create --network none --label taskwright=base debian:bookworm-slim bash -euc '
+    rm -f /usr/lib/python3*/EXTERNALLY-MANAGED
+    for b in python python3; do ln -sf /usr/bin/python3 /usr/local/bin/$b; done
+    for b in pip pip3; do ln -sf /usr/bin/pip3 /usr/local/bin/$b; done
+    printf "[global]\nno-cache-dir = true\ndisable-pip-version-check = true\n" >/etc/pip.conf
+    # What a task Dockerfile runs on the real image must succeed here, offline.
+    pip install --no-index pytest=='"$python_pytest"' >/dev/null
+    test "$(python -c "import pytest; print(pytest.__version__)")" = '"$python_pytest"'
+  ')"
+  if ! docker start -a "$cid" >"$work_dir/python.log" 2>&1; then
+    docker rm -f "$cid" >/dev/null 2>&1 || true
+    fail "python: laying out the python image failed: $(tail -n 20 "$work_dir/python.log")"
+  fi
+  docker commit \
+    --change 'CMD ["python3"]' \
+    --change 'ENV PATH=/usr/local/bin:/usr/local/sbin:/usr/sbin:/usr/bin:/sbin:/bin' \
+    --change 'ENV LANG=C.UTF-8' \
+    --change 'ENV PYTHON_VERSION=3.11.2' \
+    --change 'LABEL taskwright=base' \
+    --change "LABEL taskwright.stand-in=$python_layout" \
+    "$cid" "${python_tags[0]}" >/dev/null
+  docker rm "$cid" >/dev/null
+  tag_rest "${python_tags[@]}"
+  say "python: built ${python_tags[*]} (python:3.11-slim layout, pytest $python_pytest satisfied offline)."
+}
+
 build_busybox
 build_debian
+build_python
 
 say "NOTE: these tags are LOCAL STAND-INS built from Debian packages, not the real Docker Hub images"
 say "      (Debian 12 minbase with python3 3.11 and pytest 7.2; BusyBox 1.35.0 from busybox-static):"
-for t in "${debian_tags[@]}" "${busybox_tags[@]}"; do
+for t in debian:bookworm-slim "${python_tags[@]}" "${busybox_tags[@]}"; do
   say "  $t  ($(docker image inspect --format '{{.Id}}' "$t" | cut -c8-19), $(( $(docker image inspect --format '{{.Size}}' "$t") / 1000000 )) MB)"
 done

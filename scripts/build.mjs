@@ -47,6 +47,16 @@ function copyGrammars() {
   }
 }
 
+// The transpiled (unbundled) tree requires JSON data next to the code, as the bundles inline it.
+function copyJson() {
+  if (args.has('--ship-only')) return;
+  for (const src of walk(path.join(root, 'src'), (p) => p.endsWith('.json'))) {
+    const dest = path.join(root, 'out', path.relative(root, src));
+    fs.mkdirSync(path.dirname(dest), { recursive: true });
+    fs.copyFileSync(src, dest);
+  }
+}
+
 async function main() {
   const common = { bundle: true, sourcemap: !production, minify: production, logLevel: 'warning', absWorkingDir: root, target: 'es2022' };
   const builds = shipped.map((o) => esbuild.build({ ...common, ...o }));
@@ -64,6 +74,7 @@ async function main() {
   // Every build runs to the end so one broken entry point does not hide the others' errors.
   const results = await Promise.allSettled(builds);
   copyGrammars();
+  copyJson();
   const failed = results.filter((r) => r.status === 'rejected');
   if (failed.length) {
     for (const f of failed) console.error(f.reason instanceof Error ? f.reason.message : f.reason);

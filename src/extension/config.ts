@@ -17,6 +17,11 @@ export interface Settings {
   'audit.severity': Record<string, Severity | 'off'>;
   /** Show the worst finding of each task in the Task Explorer. */
   'explorer.showStatus': boolean;
+  /** Model for Generate / Review / Fix; empty: the default rule over the live model list. */
+  'models.default': string;
+  'models.authHeader': 'bearer' | 'x-api-key';
+  /** Price overrides, USD per million tokens. */
+  'models.prices': Record<string, unknown>;
 }
 
 const FALLBACK: Settings = {
@@ -25,6 +30,9 @@ const FALLBACK: Settings = {
   'audit.debounceMs': 300,
   'audit.severity': {},
   'explorer.showStatus': true,
+  'models.default': '',
+  'models.authHeader': 'bearer',
+  'models.prices': {},
 };
 
 export type SettingKey = keyof Settings;

@@ -17,7 +17,7 @@ let server: AnthropicScriptedServer;
 
 /** Which task of the request a conversation is about (its first user message says so). */
 function slotOf(req: RecordedRequest): number {
-  const first = (req.body.messages as { content: unknown }[])[0]?.content;
+  const first = (req.body.messages as { content: unknown }[] | undefined)?.[0]?.content;
   return Number(/Write task (\d+) of/.exec(String(first))?.[1] ?? 0);
 }
 
@@ -66,6 +66,22 @@ void describe('taskwright generate (integration)', () => {
     assert.ok(fs.existsSync(path.join(workspace, 'tasks/sum-numbers-two/solution/solve.sh')));
     assert.notEqual(fs.readFileSync(path.join(workspace, 'tasks/sum-numbers-two/solution/solve.sh'), 'utf8'), WRONG_SOLVE());
     assert.ok(!err.join('\n').includes(KEY), 'the key never reaches the output');
+
+    // Accepted tasks are portable: built on python:3.11-slim with the one pinned install, and the
+    // audit (portability rules included) has nothing to say about them.
+    for (const id of ['sum-numbers', 'sum-numbers-two']) {
+      const dockerfile = fs.readFileSync(path.join(workspace, 'tasks', id, 'environment/Dockerfile'), 'utf8');
+      assert.match(dockerfile, /^FROM python:3\.11-slim$/m);
+      assert.match(dockerfile, /^RUN pip install --no-cache-dir pytest==7\.2\.1$/m);
+      const audit: string[] = [];
+      assert.equal(await main(['audit', path.join(workspace, 'tasks', id), '--fail-on', 'info', '--format', 'json'], { out: (t) => audit.push(t), err: () => undefined, cwd: workspace, env: process.env, signal: new AbortController().signal }), 0, audit.join(''));
+    }
+    // The offline stand-in is laid out like the real image: interpreter and pip in /usr/local/bin, no
+    // Debian "externally managed" marker, the pinned install satisfied without a network.
+    const { execFileSync } = await import('node:child_process');
+    const probe = execFileSync('docker', ['run', '--rm', '--network', 'none', 'python:3.11-slim', 'sh', '-c',
+      'command -v python; command -v pip; test ! -e /usr/lib/python3.11/EXTERNALLY-MANAGED && echo no-marker; pip install --no-cache-dir pytest==7.2.1 >/dev/null && echo installed; echo "$PYTHON_VERSION"'], { encoding: 'utf8' });
+    assert.equal(probe, '/usr/local/bin/python\n/usr/local/bin/pip\nno-marker\ninstalled\n3.11.2\n');
 
     const left = await new DockerodeRuntime().listByLabel(LABEL);
     assert.equal(left.filter((c) => c.labels[LABEL_PID] === String(process.pid)).length, 0, 'no container left behind');

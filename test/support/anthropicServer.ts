@@ -11,6 +11,22 @@ export interface AnthropicServerOptions {
   readonly script: Script;
   /** Message Batches: how many `retrieve` calls answer `in_progress` before the batch has ended (default 1). */
   readonly batchPolls?: number;
+  /**
+   * The Models API's catalogue (`GET /v1/models`, `GET /v1/models/{id}`). When given, a Messages
+   * request naming a model that is not in it, or is retired, gets the API's 404 not_found_error.
+   */
+  readonly models?: readonly ServerModel[];
+  /** Models that refuse a forced tool_choice (`tool` / `any`) with a 400, as the Fable 5.1 generation does. */
+  readonly refuseForcedTool?: readonly string[];
+}
+
+export interface ServerModel {
+  readonly id: string;
+  readonly line?: string | null;
+  readonly lifecycle?: 'active' | 'deprecated' | 'retired';
+  readonly created_at: string;
+  readonly max_tokens?: number;
+  readonly retires_at?: string | null;
 }
 
 export interface ScriptedServer {
@@ -35,6 +51,51 @@ const ERROR_TYPES: Readonly<Record<number, string>> = {
   400: 'invalid_request_error', 401: 'authentication_error', 403: 'permission_error', 404: 'not_found_error',
   413: 'request_too_large', 429: 'rate_limit_error', 500: 'api_error', 529: 'overloaded_error',
 };
+
+/** A catalogue in the shape of today's list: newest first, one retired model. */
+export const DEFAULT_CATALOGUE: readonly ServerModel[] = [
+  { id: 'claude-fable-5-2', line: 'fable', created_at: '2026-11-17T00:00:00Z' },
+  { id: 'claude-haiku-5-5', line: 'haiku', created_at: '2026-10-07T00:00:00Z' },
+  { id: 'claude-sonnet-5-5', line: 'sonnet', created_at: '2026-09-28T00:00:00Z' },
+  { id: 'claude-opus-5-5', line: 'opus', created_at: '2026-09-15T00:00:00Z' },
+  { id: 'claude-sonnet-5', line: 'sonnet', created_at: '2026-05-20T00:00:00Z' },
+  { id: 'claude-opus-4-5', line: 'opus', lifecycle: 'deprecated', created_at: '2025-11-01T00:00:00Z', retires_at: '2027-01-22T00:00:00Z' },
+  { id: 'claude-sonnet-4-5', line: 'sonnet', lifecycle: 'retired', created_at: '2025-09-29T00:00:00Z', retires_at: '2026-11-30T00:00:00Z' },
+];
+
+function modelObject(m: ServerModel): Record<string, unknown> {
+  return {
+    type: 'model', id: m.id, display_name: m.id, created_at: m.created_at, line: m.line ?? null, lifecycle: m.lifecycle ?? 'active',
+    deprecated_at: m.lifecycle && m.lifecycle !== 'active' ? '2026-06-01T00:00:00Z' : null, retires_at: m.retires_at ?? null,
+    max_input_tokens: 200_000, max_tokens: m.max_tokens ?? 64_000, capabilities: null,
+  };
+}
+
+/**
+ * What the real API refuses in a conversation: a tool_use left without its tool_result in the next
+ * user turn, and a thinking block it issued that does not come back verbatim (same text, same
+ * signature) in front of the tool_use it preceded.
+ */
+function conversationProblem(messages: readonly Record<string, unknown>[], issued: ReadonlyMap<string, { thinking: string; signature: string }>): string | undefined {
+  for (let i = 0; i < messages.length; i++) {
+    const m = messages[i]!;
+    if (m.role !== 'assistant' || !Array.isArray(m.content)) continue;
+    const blocks = m.content as { type?: string; id?: string; thinking?: string; signature?: string }[];
+    const uses = blocks.filter((b) => b.type === 'tool_use').map((b) => String(b.id));
+    for (const id of uses) {
+      const t = issued.get(id);
+      if (t && !blocks.some((b) => b.type === 'thinking' && b.thinking === t.thinking && b.signature === t.signature)) {
+        return `messages.${i}.content: the thinking block that preceded tool_use ${id} must be passed back unmodified (with its signature) when continuing a conversation`;
+      }
+    }
+    const next = messages[i + 1];
+    if (!uses.length || !next) continue;
+    const answered = new Set(Array.isArray(next.content) ? (next.content as { type?: string; tool_use_id?: string }[]).filter((b) => b.type === 'tool_result').map((b) => String(b.tool_use_id)) : []);
+    const missing = uses.filter((id) => !answered.has(id));
+    if (missing.length) return `messages.${i + 1}: \`tool_use\` ids were found without \`tool_result\` blocks immediately after: ${missing.join(', ')}. Each \`tool_use\` block must have a corresponding \`tool_result\` block in the next message.`;
+  }
+  return undefined;
+}
 
 let seq = 0;
 const id = (prefix: string): string => `${prefix}_${Date.now().toString(36)}${(++seq).toString(36).padStart(6, '0')}`;
@@ -61,14 +122,26 @@ function chunks(s: string, size: number): string[] {
 }
 
 /** Writes the turn as the Messages API's server-sent events, tool input streamed as `input_json_delta`. */
-function writeStream(res: http.ServerResponse, model: string, r: Extract<ScriptedReply, { kind: 'turn' }>): void {
-  const blocks = blocksOf(r);
+function writeStream(res: http.ServerResponse, model: string, r: Extract<ScriptedReply, { kind: 'turn' }>, blocks: readonly Block[]): void {
   const usage = r.usage ?? { input: 50, output: 10 };
   res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', 'request-id': id('req') });
   let sent = 0;
-  const stalled = (): boolean => r.stallAfterEvents !== undefined && sent >= r.stallAfterEvents;
+  let ended = false;
+  const stalled = (): boolean => ended || (r.stallAfterEvents !== undefined && sent >= r.stallAfterEvents);
   const ev = (name: string, data: unknown): void => {
     if (stalled()) return;
+    if (r.cutAfterEvents !== undefined && sent >= r.cutAfterEvents) {
+      // Let what was written reach the client first: the cut is mid-answer, not before it.
+      ended = true;
+      setTimeout(() => res.socket?.destroy(), 50);
+      return;
+    }
+    if (r.errorAfterEvents !== undefined && sent >= r.errorAfterEvents) {
+      ended = true;
+      const type = r.errorType ?? 'overloaded_error';
+      res.end(`event: error\ndata: ${JSON.stringify({ type: 'error', error: { type, message: type === 'overloaded_error' ? 'Overloaded' : 'scripted in-stream error' } })}\n\n`);
+      return;
+    }
     res.write(`event: ${name}\ndata: ${JSON.stringify(data)}\n\n`);
     sent++;
   };
@@ -88,26 +161,25 @@ function writeStream(res: http.ServerResponse, model: string, r: Extract<Scripte
     }
     ev('content_block_stop', { type: 'content_block_stop', index });
   });
-  const stop = blocks.some((b) => b.type === 'tool_use') ? 'tool_use' : 'end_turn';
+  const stop = r.stopReason ?? (blocks.some((b) => b.type === 'tool_use') ? 'tool_use' : 'end_turn');
   ev('message_delta', { type: 'message_delta', delta: { stop_reason: stop, stop_sequence: null }, usage: { output_tokens: usage.output } });
   ev('message_stop', { type: 'message_stop' });
   // A stalled stream stays open until the client gives up (aborts) or the server closes.
-  if (!stalled()) res.end();
+  if (!stalled()) { res.end(); return; }
 }
 
-function messageOf(model: string, r: Extract<ScriptedReply, { kind: 'turn' }>): Record<string, unknown> {
-  const blocks = blocksOf(r);
+function messageOf(model: string, r: Extract<ScriptedReply, { kind: 'turn' }>, blocks: readonly Block[] = blocksOf(r)): Record<string, unknown> {
   const usage = r.usage ?? { input: 50, output: 10 };
   return {
     id: id('msg'), type: 'message', role: 'assistant', model, content: blocks,
-    stop_reason: blocks.some((b) => b.type === 'tool_use') ? 'tool_use' : 'end_turn', stop_sequence: null,
+    stop_reason: r.stopReason ?? (blocks.some((b) => b.type === 'tool_use') ? 'tool_use' : 'end_turn'), stop_sequence: null,
     usage: { input_tokens: usage.input, output_tokens: usage.output, cache_creation_input_tokens: usage.cacheWrite ?? 0, cache_read_input_tokens: usage.cacheRead ?? 0 },
   };
 }
 
-function writeJson(res: http.ServerResponse, model: string, r: Extract<ScriptedReply, { kind: 'turn' }>): void {
+function writeJson(res: http.ServerResponse, model: string, r: Extract<ScriptedReply, { kind: 'turn' }>, blocks: readonly Block[]): void {
   res.writeHead(200, { 'content-type': 'application/json', 'request-id': id('req') });
-  res.end(JSON.stringify(messageOf(model, r)));
+  res.end(JSON.stringify(messageOf(model, r, blocks)));
 }
 
 /** The batch object as `retrieve` returns it; `results_url` only once it has ended. */
@@ -130,6 +202,7 @@ function batchObject(baseUrl: string, batchId: string, b: BatchState, ended: boo
 export async function startAnthropicServer(options: AnthropicServerOptions): Promise<AnthropicScriptedServer> {
   const requests: RecordedRequest[] = [];
   const batches = new Map<string, BatchState>();
+  const issuedThinking = new Map<string, { thinking: string; signature: string }>();
   const auth = options.auth ?? 'either';
   const version = options.version ?? '2026-10-21';
   let baseUrl = '';
@@ -139,6 +212,7 @@ export async function startAnthropicServer(options: AnthropicServerOptions): Pro
     req.on('end', () => {
       const route = req.url?.split('?')[0] ?? '';
       if (route.startsWith('/v1/messages/batches')) return handleBatches(req, res, route, Buffer.concat(parts));
+      if (route.startsWith('/v1/models')) return handleModels(req, res, route);
       if (req.method !== 'POST' || route !== '/v1/messages') return sendError(res, 404, `no route ${req.method} ${req.url}`);
       const bearer = req.headers.authorization === `Bearer ${options.apiKey}`;
       const xKey = req.headers['x-api-key'] === options.apiKey;
@@ -154,13 +228,52 @@ export async function startAnthropicServer(options: AnthropicServerOptions): Pro
       if (!authOk) return sendError(res, 401, 'invalid x-api-key');
       if (req.headers['anthropic-version'] !== version) return sendError(res, 400, `anthropic-version must be ${version} (got ${String(req.headers['anthropic-version'])})`);
       if (typeof body.model !== 'string' || typeof body.max_tokens !== 'number' || !Array.isArray(body.messages)) return sendError(res, 400, 'model, max_tokens and messages are required');
+      if (options.models) {
+        const m = options.models.find((x) => x.id === body.model);
+        if (!m || m.lifecycle === 'retired') return sendError(res, 404, `model: ${body.model}`);
+      }
+      const choice = body.tool_choice as { type?: string } | undefined;
+      if (options.refuseForcedTool?.includes(body.model) && (choice?.type === 'tool' || choice?.type === 'any')) {
+        return sendError(res, 400, 'tool_choice: type "tool" and "any" are not supported for this model.');
+      }
+      const problem = conversationProblem(body.messages as Record<string, unknown>[], issuedThinking);
+      if (problem) return sendError(res, 400, problem);
       const reply = options.script(rec);
       if (reply.kind === 'drop') { req.socket.destroy(); return; }
       if (reply.kind === 'error') return sendError(res, reply.status, reply.message ?? (reply.status === 529 ? 'Overloaded' : `scripted ${reply.status}`), reply.headers);
-      if (body.stream === true) writeStream(res, body.model, reply);
-      else writeJson(res, body.model, reply);
+      const blocks = blocksOf(reply);
+      const thinking = blocks.find((b): b is Extract<Block, { type: 'thinking' }> => b.type === 'thinking');
+      if (thinking) for (const b of blocks) if (b.type === 'tool_use') issuedThinking.set(b.id, { thinking: thinking.thinking, signature: thinking.signature });
+      if (body.stream === true) writeStream(res, body.model, reply, blocks);
+      else writeJson(res, body.model, reply, blocks);
     });
   });
+
+  /** The Models API: the catalogue with lifecycles; retired models only when `lifecycle` asks for them. */
+  function handleModels(req: http.IncomingMessage, res: http.ServerResponse, route: string): void {
+    requests.push({ method: req.method ?? 'GET', path: req.url ?? '', headers: req.headers, body: {}, index: requests.length });
+    const bearer = req.headers.authorization === `Bearer ${options.apiKey}`;
+    const xKey = req.headers['x-api-key'] === options.apiKey;
+    if (!(auth === 'bearer' ? bearer : auth === 'x-api-key' ? xKey : bearer || xKey)) return sendError(res, 401, 'invalid x-api-key');
+    // Without a catalogue every model asked for exists (older tests name models freely).
+    const catalogue = options.models ?? DEFAULT_CATALOGUE;
+    const one = /^\/v1\/models\/([^/]+)$/.exec(route);
+    if (one && !options.models) {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      return void res.end(JSON.stringify(modelObject({ id: decodeURIComponent(one[1]!), created_at: '2026-01-01T00:00:00Z' })));
+    }
+    res.setHeader('request-id', id('req'));
+    if (one) {
+      const m = catalogue.find((x) => x.id === decodeURIComponent(one[1]!));
+      if (!m) return sendError(res, 404, `model: ${decodeURIComponent(one[1]!)}`);
+      res.writeHead(200, { 'content-type': 'application/json' });
+      return void res.end(JSON.stringify(modelObject(m)));
+    }
+    const withRetired = /lifecycle[^&]*=retired/.test(decodeURIComponent(req.url ?? ''));
+    const data = catalogue.filter((m) => withRetired || m.lifecycle !== 'retired').map(modelObject);
+    res.writeHead(200, { 'content-type': 'application/json' });
+    return void res.end(JSON.stringify({ data, has_more: false, first_id: data[0]?.id ?? null, last_id: data.at(-1)?.id ?? null }));
+  }
 
   /**
    * The Message Batches endpoints: create (each request's params recorded and later answered by the
@@ -203,6 +316,10 @@ export async function startAnthropicServer(options: AnthropicServerOptions): Pro
       res.writeHead(200, { 'content-type': 'application/binary', 'request-id': id('req') });
       const lines = b.requests.map((r) => {
         if (b.canceled) return { custom_id: r.custom_id, result: { type: 'canceled' } };
+        const choice = r.params.tool_choice as { type?: string } | undefined;
+        if (options.refuseForcedTool?.includes(String(r.params.model)) && (choice?.type === 'tool' || choice?.type === 'any')) {
+          return { custom_id: r.custom_id, result: { type: 'errored', error: { type: 'error', error: { type: 'invalid_request_error', message: 'tool_choice: type "tool" and "any" are not supported for this model.' }, request_id: null } } };
+        }
         const rec: RecordedRequest = { method: 'BATCH', path: `${route}#${r.custom_id}`, headers: req.headers, body: r.params, index: requests.length };
         requests.push(rec);
         const reply = options.script(rec);

@@ -14,6 +14,13 @@ export type ScriptedReply =
     readonly usage?: { readonly input: number; readonly output: number; readonly cacheRead?: number; readonly cacheWrite?: number };
     /** SSE only: stop after this many events and keep the connection open (a stalled stream, for cancellation). */
     readonly stallAfterEvents?: number;
+    /** SSE only: destroy the connection after this many events (a stream cut mid-answer). */
+    readonly cutAfterEvents?: number;
+    /** SSE only: after this many events send an `event: error` (e.g. overloaded_error) and end the stream. */
+    readonly errorAfterEvents?: number;
+    readonly errorType?: string;
+    /** Stop reason to report (default tool_use when a tool is called, else end_turn); `max_tokens` for a cut answer. */
+    readonly stopReason?: 'max_tokens' | 'end_turn' | 'tool_use';
   }
   | { readonly kind: 'error'; readonly status: number; readonly headers?: Readonly<Record<string, string>>; readonly message?: string }
   /** Close the connection without an answer (a dropped connection). */

@@ -7,7 +7,7 @@ import { main } from '../../src/cli/main';
 import { STATIC_RULES } from '../../src/core/audit/index';
 import { auditTask } from '../../src/core/audit/index';
 import { formatFeedback, trimLog } from '../../src/core/generate/feedback';
-import { judgeValidation, InfraGateError, type Gates, type ValidationOutcome } from '../../src/core/generate/gates';
+import { judgeValidation, InfraGateError, type Gates } from '../../src/core/generate/gates';
 import { parseDraft, pathProblem, REQUIRED_FILES, submitTool } from '../../src/core/generate/layout';
 import { MetaAgent } from '../../src/core/generate/metaAgent';
 import { generateTasks } from '../../src/core/generate/pipeline';
@@ -15,10 +15,10 @@ import { systemPrompt } from '../../src/core/generate/prompt';
 import { buildReport, renderReportText } from '../../src/core/generate/report';
 import type { GenerateRequest, ProgressEvent, TaskAttempt } from '../../src/core/generate/types';
 import { range } from '../../src/core/model/positions';
-import type { CheckName, CheckResult, CheckStatus } from '../../src/core/validate/types';
 import { startAnthropicServer, type AnthropicScriptedServer } from '../support/anthropicServer';
 import { BROKEN_TEST_SH, draftsByRound, filesOf, GEN_FIXTURES, goodDraft, lastFeedback, submit, WRONG_SOLVE } from '../support/generateDrafts';
 import type { Script } from '../support/scripted';
+import { checks, fakeGates, outcome } from '../support/generateGates';
 
 const KEY = 'sk-generate-unit';
 const tmpRoots: string[] = [];
@@ -32,29 +32,6 @@ function tmp(): string {
   const d = fs.mkdtempSync(path.join(os.tmpdir(), 'tw-gen-'));
   tmpRoots.push(d);
   return d;
-}
-
-function checks(over: Partial<Record<CheckName, CheckStatus>> = {}): CheckResult[] {
-  const names: CheckName[] = ['build', 'nop', 'oracle', 'agreement', 'reward-isolation', 'timeout-margin'];
-  return names.map((name) => ({ name, status: over[name] ?? 'pass', runs: 2, detail: `${name} ${over[name] ?? 'pass'}` }));
-}
-
-function outcome(over: Partial<Record<CheckName, CheckStatus>> = {}, logs: ValidationOutcome['logs'] = {}): ValidationOutcome {
-  return { validation: { path: 't', id: 't', verdict: 'valid', checks: checks(over), findings: [], trials: [] }, logs };
-}
-
-/** Gates with the real static audit and a scripted validation: the oracle fails when solve.sh is the wrong one. */
-function fakeGates(calls: string[]): Gates {
-  return {
-    audit: (task, signal) => auditTask(task, { signal }),
-    validate: async (task) => {
-      calls.push(task.id);
-      const solve = fs.readFileSync(path.join(task.dir, 'solution/solve.sh'), 'utf8');
-      return solve === WRONG_SOLVE()
-        ? outcome({ oracle: 'fail' }, { oracle: '== oracle verifier.stdout\nFAILED test_outputs.py::test_total_is_the_sum_of_the_numbers - AssertionError: 12 != 139' })
-        : outcome();
-    },
-  };
 }
 
 async function server(script: Script, extra: { batchPolls?: number } = {}): Promise<AnthropicScriptedServer> {
@@ -115,9 +92,12 @@ void describe('generate: the system prompt', () => {
   void it('carries the audit rules from the rule table, the base image and the format contract', () => {
     const p = systemPrompt('harbor');
     for (const r of STATIC_RULES.filter((x) => x.severity !== 'info')) assert.ok(p.includes(`${r.id}: ${r.title}`), r.id);
-    assert.match(p, /debian:bookworm-slim/);
-    assert.match(p, /python3 3\.11 and pytest 7/);
-    assert.match(p, /NO network/);
+    // What the REAL public images hold, so an accepted task runs on a stock runner too.
+    assert.match(p, /FROM python:3\.11-slim` .*It does NOT contain pytest/);
+    assert.match(p, /RUN pip install --no-cache-dir pytest==7\.2\.1/);
+    assert.match(p, /the real image has no python3 and no pytest/);
+    assert.doesNotMatch(p, /python3 3\.11 and pytest 7 .*already installed/);
+    assert.match(p, /no network/);
     assert.match(p, /\/logs\/verifier\/reward\.txt/);
     assert.match(p, /--noconftest -c \/dev\/null/);
     assert.match(systemPrompt('tb1'), /never `COPY \. \.\.\.`/);
@@ -283,7 +263,7 @@ void describe('generate: the pipeline against the wire-level server', () => {
     assert.equal(req.headers.authorization, `Bearer ${KEY}`);
     assert.equal(req.headers['anthropic-version'], '2026-10-21');
     assert.equal(req.body.stream, true);
-    assert.deepEqual(req.body.tool_choice, { type: 'tool', name: 'submit_task' });
+    assert.deepEqual(req.body.tool_choice, { type: 'tool', name: 'submit_task', disable_parallel_tool_use: true });
     assert.deepEqual((req.body.system as { cache_control?: unknown }[])[0]?.cache_control, { type: 'ephemeral' });
     assert.equal((req.body.tools as { name: string }[])[0]?.name, 'submit_task');
   });

@@ -1,6 +1,9 @@
 import path from 'node:path';
 import { AgentSpecError, createAgent } from '../../core/agents/factory';
-import { MissingKeyError } from '../../core/agents/anthropic';
+import { credentialsFrom, envSecrets, MISSING_KEY } from '../../core/llm/client';
+import { ModelRequestError } from '../../core/llm/faults';
+import { connect } from '../../core/llm/index';
+import { loadPriceOverrides } from '../prices';
 import { defaultResultsDir } from '../../core/results/store';
 import { DockerodeRuntime } from '../../core/sandbox/dockerRuntime';
 import { dockerGates } from '../../core/generate/gates';
@@ -11,8 +14,6 @@ import type { GenDifficulty, ProgressEvent } from '../../core/generate/types';
 import type { TaskFormat } from '../../core/model/task';
 import { boolOpt, choiceOpt, intOpt, stringOpt, UsageError, type CliCommand, type CliIo, type ParsedArgs } from '../command';
 import { prepareEngine } from './validate';
-
-export const DEFAULT_GENERATE_MODEL = 'claude-sonnet-4-5';
 
 /** Prints stage changes, and streamed tokens every thousand, so a long generation shows it is alive. */
 function progressPrinter(io: CliIo): (e: ProgressEvent) => void {
@@ -43,7 +44,8 @@ export const generateCommand: CliCommand = {
     '  --count N          tasks to generate',
     '  --out DIR          accepted tasks land here; drafts stay in DIR/.taskwright/generate/',
     '  --format           harbor (default) or tb1',
-    `  --model M          Anthropic model (default ${DEFAULT_GENERATE_MODEL})`,
+    '  --model M          Anthropic model (default: $TASKWRIGHT_MODEL, else the newest active Sonnet',
+    '                     listed by GET /v1/models — then Opus, Fable, Haiku)',
     '  --rounds K         generation rounds per task, repairs included (default 3)',
     '  --difficulty       easy | medium (default) | hard',
     '  --batch            first round through the Message Batches API (half price, may take hours)',
@@ -53,6 +55,8 @@ export const generateCommand: CliCommand = {
     '  --runs N           nop and oracle runs per validation (default 2)',
     '',
     'Key: ANTHROPIC_API_KEY (or ANTHROPIC_AUTH_TOKEN) from the environment; never written anywhere.',
+    'TASKWRIGHT_ANTHROPIC_AUTH_HEADER=x-api-key sends the key as x-api-key (default: Authorization: Bearer).',
+    'TASKWRIGHT_PRICES: a JSON object (or a file holding one) of model → {input, output, cacheWrite, cacheRead, batch}.',
     'Exit status: 0 when every requested task was accepted, 1 otherwise, 2 on usage errors, 130 when interrupted.',
   ].join('\n'),
   options: {
@@ -72,7 +76,6 @@ export const generateCommand: CliCommand = {
     const format = choiceOpt<TaskFormat>(args, 'format', ['harbor', 'tb1'], 'harbor');
     const difficulty = choiceOpt<GenDifficulty>(args, 'difficulty', ['easy', 'medium', 'hard'], 'medium');
     const reportFormat = choiceOpt(args, 'format-report', ['text', 'json'] as const, 'text');
-    const model = stringOpt(args, 'model') ?? DEFAULT_GENERATE_MODEL;
     const calibrateSpec = stringOpt(args, 'calibrate');
     let policy;
     if (calibrateSpec) {
@@ -81,17 +84,27 @@ export const generateCommand: CliCommand = {
         throw e;
       }
     }
+    const base = stringOpt(args, 'base-url');
+    const credentials = credentialsFrom(envSecrets(io.env), io.env, base ? { baseURL: base } : {});
+    if (!credentials.apiKey && !credentials.authToken) throw new UsageError(MISSING_KEY);
+    const prices = loadPriceOverrides(io);
+    const asked = stringOpt(args, 'model') ?? (io.env.TASKWRIGHT_MODEL || undefined);
     let agent: MetaAgent;
     try {
-      agent = new MetaAgent({
-        model, format, apiKey: io.env.ANTHROPIC_API_KEY || undefined, authToken: io.env.ANTHROPIC_AUTH_TOKEN || undefined,
-        baseURL: stringOpt(args, 'base-url') ?? (io.env.ANTHROPIC_BASE_URL || undefined),
-        ...(io.env.TASKWRIGHT_BATCH_POLL_MS ? { pollMs: Number(io.env.TASKWRIGHT_BATCH_POLL_MS) } : {}),
+      const { caller } = await connect({
+        credentials, ...(asked ? { model: asked, modelSource: stringOpt(args, 'model') ? '--model' : 'TASKWRIGHT_MODEL' } : {}),
+        prices, onNotice: (line) => io.err(`[model] ${line}`), signal: io.signal,
       });
+      agent = new MetaAgent({ caller, format, ...(io.env.TASKWRIGHT_BATCH_POLL_MS ? { pollMs: Number(io.env.TASKWRIGHT_BATCH_POLL_MS) } : {}) });
     } catch (e) {
-      if (e instanceof MissingKeyError) throw new UsageError(e.message);
+      // One message for the whole run: a model that does not exist or a refused key fails every task alike.
+      if (e instanceof ModelRequestError) {
+        io.err(`taskwright generate: ${e.message}`);
+        return e.fault.kind === 'model-not-found' ? 2 : 1;
+      }
       throw e;
     }
+    const model = agent.model;
     const outDir = path.resolve(io.cwd, out);
     const runtime = new DockerodeRuntime();
     if (!(await prepareEngine(runtime, io))) return 1;

@@ -4,11 +4,12 @@ import { bandCommand, setBandHtmlRenderer } from './band';
 import { writeBandHtml } from '../../core/report/bandHtml';
 import { generateCommand } from './generate';
 import { listCommand } from './list';
+import { reviewCommand } from './review';
 import { runCommand } from './run';
 import { validateCommand } from './validate';
 
 /** The one command table: each command lives in its own module. */
-export const COMMANDS: readonly CliCommand[] = [listCommand, auditCommand, validateCommand, runCommand, bandCommand, generateCommand];
+export const COMMANDS: readonly CliCommand[] = [listCommand, auditCommand, validateCommand, runCommand, bandCommand, generateCommand, reviewCommand];
 
 // `taskwright band --html FILE`: the band panel's static report (src/core/report/bandHtml.ts).
 setBandHtmlRenderer(writeBandHtml);

@@ -1,7 +1,7 @@
 import type { Agent } from './agent';
 import { NopAgent } from './nop';
 import { OracleAgent } from './oracle';
-import { MissingKeyError } from './anthropic';
+import { MissingKeyError } from '../llm/client';
 import { createPolicyAgent, PolicySpecError } from './policy';
 
 /** Makes an agent from the part of its spec after `kind:` (empty for `oracle` / `nop`). */

@@ -4,13 +4,9 @@ import { CommandAgent } from './command';
 import { OpenAICompatibleChat, type OpenAICompatibleOptions } from './openai';
 import { TerminalAgent, type TerminalAgentOptions } from './terminal';
 
-/**
- * Where policy agents get their keys: the CLI reads the environment, the editor passes a lookup over
- * SecretStorage. Keys are handed to the SDKs only, never written to a log, a record or a setting.
- */
-export type SecretLookup = (name: 'ANTHROPIC_API_KEY' | 'ANTHROPIC_AUTH_TOKEN' | 'OPENAI_API_KEY') => string | undefined;
-
-export const envSecrets = (env: NodeJS.ProcessEnv = process.env): SecretLookup => (name) => env[name] || undefined;
+// Where policy agents get their keys (the environment, or SecretStorage in the editor): one home, the model layer.
+export { envSecrets, type SecretLookup } from '../llm/client';
+import { envSecrets, type SecretLookup } from '../llm/client';
 
 export interface PolicyAgentOptions extends TerminalAgentOptions {
   readonly secrets?: SecretLookup;
@@ -45,8 +41,8 @@ export function createPolicyAgent(spec: string, options: PolicyAgentOptions = {}
     ...(options.maxRetries !== undefined ? { maxRetries: options.maxRetries } : {}),
     ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),
     ...(options.maxTokens !== undefined ? { maxTokens: options.maxTokens } : {}),
-    ...(options.stream !== undefined ? { stream: options.stream } : {}),
   };
+  const stream = options.stream !== undefined ? { stream: options.stream } : {};
   switch (kind) {
     case 'anthropic': {
       if (!rest) throw new PolicySpecError('anthropic: needs a model, e.g. anthropic:claude-sonnet-4-5');
@@ -63,7 +59,7 @@ export function createPolicyAgent(spec: string, options: PolicyAgentOptions = {}
     case 'openai': {
       const { model, baseURL } = parseOpenAISpec(rest);
       const apiKey = secrets('OPENAI_API_KEY');
-      const o: OpenAICompatibleOptions = { model, ...common, ...(baseURL ? { baseURL } : {}), ...(apiKey ? { apiKey } : {}) };
+      const o: OpenAICompatibleOptions = { model, ...common, ...stream, ...(baseURL ? { baseURL } : {}), ...(apiKey ? { apiKey } : {}) };
       return new TerminalAgent(spec, new OpenAICompatibleChat(o), options);
     }
     case 'command':

@@ -4,7 +4,7 @@ import { InfraError } from '../sandbox/runtime';
 import type { Agent, AgentResult, TokenUsage, TrialSession } from './agent';
 import { addUsage, type ChatMessage, type ChatModel, type ToolCall, type ToolResult, type ToolSpec } from './chat';
 import { formatObservation, OBSERVATION_EDGE_BYTES } from './observation';
-import { costUsd } from './pricing';
+import { costUsd } from '../llm/prices';
 
 export interface TerminalAgentOptions {
   /** Tool calls (and turns without one) before the agent's phase ends (default 20). */

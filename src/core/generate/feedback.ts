@@ -21,6 +21,7 @@ export function formatFinding(f: Finding): string {
 }
 
 const GATE_HELP: Readonly<Record<GateName, string>> = {
+  truncated: 'The answer was cut at max_tokens (even after a retry with more room): the files did not fit. Submit the same task with fewer and shorter files (small fixtures, no long data inline).',
   schema: 'The submit_task input did not match the schema or the format\'s layout.',
   audit: 'The static audit found defects that make the task invalid, brittle or reward-misaligned.',
   build: 'The environment did not build (offline: no network at build time).',

@@ -5,6 +5,7 @@ import type { Task } from '../model/task';
 import { failureReason, formatFeedback, formatFinding } from './feedback';
 import { InfraGateError, judgeValidation, type Gates } from './gates';
 import { parseDraft } from './layout';
+import { ModelRequestError } from '../llm/faults';
 import { Conversation, type MetaTurn } from './metaAgent';
 import { requestPrompt } from './prompt';
 import { buildReport, type YieldReport } from './report';
@@ -29,7 +30,9 @@ export interface GenerateDeps {
 
 const NOTHING: GateProgress = { auditClean: false, built: false, oraclePasses: false, nopFails: false, stable: false };
 
-function isAuthError(e: unknown): boolean {
+/** A refused key or a model that does not exist: every later task would fail the same way. */
+function stopsRun(e: unknown): boolean {
+  if (e instanceof ModelRequestError) return e.stopsRun;
   const status = (e as { status?: unknown } | null)?.status;
   return status === 401 || status === 403;
 }
@@ -93,7 +96,7 @@ export async function generateTasks(req: GenerateRequest, deps: GenerateDeps): P
     const conv = convs[slot - 1] as Conversation;
     if (!firstTurns && ids.length) {
       // Without a batch, later tasks are told what exists already, so the set does not repeat itself.
-      conv.messages[0] = { role: 'user', content: requestPrompt(req.topic, req.difficulty, slot, req.count, ids) };
+      conv.setFirst(requestPrompt(req.topic, req.difficulty, slot, req.count, ids));
     }
     let usage: Usage = ZERO_USAGE;
     let cost: number | undefined = 0;
@@ -114,6 +117,11 @@ export async function generateTasks(req: GenerateRequest, deps: GenerateDeps): P
     try {
       let accepted: string | undefined;
       const evaluate = async (turn: MetaTurn, r: number): Promise<GateFailure | undefined> => {
+        if (turn.truncated) {
+          // Never read a cut answer as a task with missing files: say what happened.
+          progress = NOTHING;
+          return { gate: 'truncated', summary: `the answer was truncated at max_tokens (${turn.usage.output} output tokens) before the task was complete`, findings: [] };
+        }
         const parsed = parseDraft(turn.input, req.format);
         if (!parsed.draft) {
           progress = NOTHING;
@@ -150,8 +158,12 @@ export async function generateTasks(req: GenerateRequest, deps: GenerateDeps): P
       for (round = 1; round <= req.rounds && !accepted; round++) {
         const stage = round === 1 ? 'generating' : 'repair';
         emit({ slot, round, stage, message: round === 1 ? `task ${slot}/${req.count}: generating` : `task ${slot}/${req.count}: repairing (round ${round}/${req.rounds})`, tokens: 0 });
-        const pre = round === 1 ? firstTurns?.[slot - 1] : undefined;
-        if (pre instanceof Error) throw pre;
+        let pre = round === 1 ? firstTurns?.[slot - 1] : undefined;
+        if (pre instanceof Error) {
+          // A batch item that failed is asked again, streamed (a fault of the batch is not the task's).
+          emit({ slot, round, stage, message: `task ${slot}/${req.count}: ${pre.message}; asking again, streamed` });
+          pre = undefined;
+        }
         const turn = pre ?? await deps.agent.turn(conv, signal, (tokens) => emit({ slot, round, stage, message: `task ${slot}/${req.count}: ${stage} — ${tokens} tokens`, tokens }));
         usage = addUsage(usage, turn.usage);
         cost = cost === undefined || turn.costUsd === undefined ? undefined : cost + turn.costUsd;
@@ -186,7 +198,7 @@ export async function generateTasks(req: GenerateRequest, deps: GenerateDeps): P
       const message = e instanceof InfraGateError ? `infrastructure error (not the task's fault): ${e.message}` : `error: ${e instanceof Error ? e.message : String(e)}`;
       writeRejected(stagingDir, `${rejectedText(req, slot, id, failures, lastDir)}\n## Stopped\n\n${message}\n`);
       finish('error', [...failures.map(failureReason), message], stagingDir);
-      if (isAuthError(e)) stopAll = message;
+      if (stopsRun(e)) stopAll = message;
     }
   }
   pruneEmptyStaging(req.outDir, runId);

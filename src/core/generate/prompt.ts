@@ -3,12 +3,17 @@ import type { TaskFormat } from '../model/task';
 import { REQUIRED_FILES } from './layout';
 import type { GenDifficulty } from './types';
 
-/** The offline base image every generated task builds on (scripts/base-images.sh builds it). */
-export const BASE_IMAGE = 'debian:bookworm-slim';
+/** The base image generated tasks build on: a real public image (scripts/base-images.sh builds an offline stand-in laid out like it). */
+export const BASE_IMAGE = 'python:3.11-slim';
+/** The pytest version generated Dockerfiles pin (on PyPI for a stock runner; already installed in the offline stand-in). */
+export const PYTEST_PIN = '7.2.1';
 
+/** What the REAL public images hold: a task that relies on more fails on a stock Harbor or Terminal-Bench runner. */
 const BASE_FACTS = [
-  `Base image: \`FROM ${BASE_IMAGE}\` — Debian 12 bookworm, minbase, with python3 3.11 and pytest 7 (Debian's python3-pytest) already installed, nothing else beyond coreutils, bash, grep, sed, gawk/mawk, findutils, tar, gzip.`,
-  'There is NO network: not while the image builds and not while tests run. No apt-get, pip, curl, wget, git clone, npm — at build time or at test time. Use the Python 3.11 standard library and the tools listed above only.',
+  `Base image: \`FROM ${BASE_IMAGE}\` (Debian 12 bookworm with Python 3.11, pip, bash, coreutils, grep, sed, findutils, tar, gzip). It does NOT contain pytest or any other Python package.`,
+  `The Dockerfile installs what the tests need at build time, pinned: \`RUN pip install --no-cache-dir pytest==${PYTEST_PIN}\` (exactly this version, nothing else from PyPI). Never install at test time.`,
+  'Do not use `debian:bookworm-slim` for tasks with Python tests: the real image has no python3 and no pytest. No apt-get, curl, wget, git clone or npm: the build here has no network beyond that one pinned pytest.',
+  'Tests and solutions use the Python 3.11 standard library, pytest and the tools listed above only.',
   'Containers run unprivileged, network mode none, with CPU, memory and process limits; keep every workload small (seconds, a few MB).',
 ];
 
@@ -38,7 +43,7 @@ const DESIGN = [
   'The reward comes only from the verifier\'s exit status: no `|| true`, no `| tee` without pipefail, no `set -e` before the reward is written, no reward written unconditionally.',
   'Deterministic: no sleeps, no wall-clock thresholds, no dependence on directory listing order, the clock, the time zone or the locale, no absolute paths of your machine, no randomness without a fixed seed.',
   'The reference solution DERIVES its answer by doing the task (reading the inputs, computing), never by printing a memorised result; it uses `#!/bin/bash` and `set -euo pipefail`, and runs in seconds.',
-  'Pin any version you mention; install nothing.',
+  `Pin every version: the base image tag and pytest==${PYTEST_PIN}; install nothing else.`,
 ];
 
 const DIFFICULTY: Readonly<Record<GenDifficulty, string>> = {
@@ -53,7 +58,7 @@ export function auditRuleLines(): string[] {
 }
 
 /**
- * The stable system prompt (cached): the format's contract, the base image's real contents and the
+ * The stable system prompt (cached when long enough): the format's contract, the real base image's contents and the
  * audit's rules. Everything that varies per request goes into the user message instead.
  */
 export function systemPrompt(format: TaskFormat): string {

@@ -1,6 +1,7 @@
 import type { Finding } from '../model/finding';
 import type { TaskFormat } from '../model/task';
 import type { CheckResult } from '../validate/types';
+import type { Usage } from '../llm/request';
 
 export type GenDifficulty = 'easy' | 'medium' | 'hard';
 
@@ -34,7 +35,7 @@ export interface TaskDraft {
   readonly files: readonly GeneratedFile[];
 }
 
-export type GateName = 'schema' | 'audit' | 'build' | 'nop' | 'oracle' | 'agreement' | 'reward-isolation' | 'calibration';
+export type GateName = 'truncated' | 'schema' | 'audit' | 'build' | 'nop' | 'oracle' | 'agreement' | 'reward-isolation' | 'calibration';
 
 /** The first gate a draft failed, with what the model needs to repair it. */
 export interface GateFailure {
@@ -58,18 +59,7 @@ export interface GateProgress {
   readonly inBand?: boolean;
 }
 
-export interface Usage {
-  readonly input: number;
-  readonly output: number;
-  readonly cacheRead: number;
-  readonly cacheWrite: number;
-}
-
-export const ZERO_USAGE: Usage = { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 };
-
-export function addUsage(a: Usage, b: Partial<Usage>): Usage {
-  return { input: a.input + (b.input ?? 0), output: a.output + (b.output ?? 0), cacheRead: a.cacheRead + (b.cacheRead ?? 0), cacheWrite: a.cacheWrite + (b.cacheWrite ?? 0) };
-}
+export { type Usage, ZERO_USAGE, addUsage } from '../llm/request';
 
 export type TaskOutcome = 'accepted' | 'rejected' | 'cancelled' | 'error';
 

@@ -39,6 +39,8 @@ export interface Finding {
   readonly message: string;
   readonly related?: readonly RelatedLocation[];
   readonly fix?: Fix;
+  /** Who found it when not the static audit: `review` (a model's cited claim), `validate`. */
+  readonly source?: 'audit' | 'validate' | 'review';
 }
 
 export function worstSeverity(findings: readonly Finding[]): Severity | undefined {

@@ -1,7 +1,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import type { SecretLookup } from '../../core/agents/policy';
+import type { SecretLookup } from '../../core/llm/client';
 import { computeBand } from '../../core/band/compute';
 import type { Band, BandReport, ModelBandReport, TaskBandRow } from '../../core/band/types';
 import { defaultResultsDir } from '../../core/results/store';

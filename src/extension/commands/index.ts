@@ -14,6 +14,7 @@ import { openTrialLogs, rerunTask, showSandboxLog, validateAll, validateTask } f
 import { bandOf } from '../band/bandService';
 import { BAND_COMMANDS } from '../band/commands';
 import { GENERATE_COMMANDS } from '../generate/commands';
+import { REVIEW_COMMANDS } from '../review/commands';
 
 /**
  * The one command table. Each command lives in its own file; to add one, import it here and add it
@@ -33,6 +34,7 @@ export const COMMANDS: readonly CommandSpec[] = [
   validateTask, validateAll, rerunTask, openTrialLogs, showSandboxLog,
   ...BAND_COMMANDS,
   ...GENERATE_COMMANDS,
+  ...REVIEW_COMMANDS,
 ];
 
 export function registerCommands(ctx: Ctx): void {

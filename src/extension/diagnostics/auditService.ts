@@ -8,6 +8,7 @@ import type { Task } from '../../core/model/task';
 import type { Ctx } from '../context';
 import { errorMessage } from '../log';
 import { summarize, toDiagnostic, type PlacedFinding } from './convert';
+import { registerPrecisionHover } from './hover';
 
 /** What the code actions need about one published file: the findings and the text version they saw. */
 interface PublishedFile {
@@ -41,6 +42,7 @@ export class AuditService implements vscode.Disposable {
   constructor(private readonly ctx: Ctx) {
     this.disposables.push(
       this.collection,
+      registerPrecisionHover(this.collection),
       vscode.workspace.onDidOpenTextDocument((doc) => this.onDocument(doc, 0)),
       vscode.workspace.onDidChangeTextDocument((e) => { if (e.contentChanges.length) this.onDocument(e.document, this.debounceMs()); }),
       vscode.workspace.onDidCloseTextDocument((doc) => this.onDocument(doc, 0)),

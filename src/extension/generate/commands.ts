@@ -14,11 +14,12 @@ import { reapOrphans } from '../../core/sandbox/reaper';
 import { bandOf } from '../band/bandService';
 import type { CommandSpec } from '../commands/command';
 import type { Ctx } from '../context';
+import { errorMessage } from '../log';
+import { API_KEY_SECRET, connectModel, SET_API_KEY_COMMAND } from '../model/connect';
 
-/** SecretStorage name of the key; the same one policy agents read (`taskwright.<ENV NAME>`). */
-export const API_KEY_SECRET = 'taskwright.ANTHROPIC_API_KEY';
+export { API_KEY_SECRET } from '../model/connect';
+
 const LAST_REQUEST_KEY = 'taskwright.generate.last';
-const DEFAULT_MODEL = 'claude-sonnet-4-5';
 
 /** Arguments that skip the questions (tests, keybindings). */
 export type GenerateArgs = Omit<GenerateRequest, 'batch'> & { readonly batch?: boolean; readonly runs?: number };
@@ -61,23 +62,12 @@ async function askRequest(ctx: Ctx): Promise<GenerateArgs | undefined> {
   if (!difficulty) return undefined;
   const outDir = await askOutDir(ctx);
   if (!outDir) return undefined;
-  const modelAndRounds = await vscode.window.showInputBox({ title: step(6), prompt: 'Model and repair rounds per task (MODEL ROUNDS)', value: `${last.model ?? DEFAULT_MODEL} ${last.rounds ?? 3}`, ignoreFocusOut: true, validateInput: (v) => (/^\S+\s+[1-9]\d*$/.test(v.trim()) ? undefined : 'e.g. claude-sonnet-4-5 3') });
+  const modelAndRounds = await vscode.window.showInputBox({ title: step(6), prompt: 'Model and repair rounds per task (MODEL ROUNDS; "default" picks the newest active Sonnet the API lists)', value: `${last.model ?? 'default'} ${last.rounds ?? 3}`, ignoreFocusOut: true, validateInput: (v) => (/^\S+\s+[1-9]\d*$/.test(v.trim()) ? undefined : 'e.g. default 3') });
   if (!modelAndRounds) return undefined;
   const [model, rounds] = modelAndRounds.trim().split(/\s+/) as [string, string];
   const args: GenerateArgs = { topic: topic.trim(), count: Number(count), format: format.format, difficulty: difficulty.label as GenDifficulty, outDir, model, rounds: Number(rounds) };
   await ctx.extension.workspaceState.update(LAST_REQUEST_KEY, { ...args, outDir: undefined });
   return args;
-}
-
-/** The key from SecretStorage, then the environment; asks to store one when there is none. */
-async function apiKey(ctx: Ctx): Promise<string | undefined> {
-  const stored = (await ctx.extension.secrets.get(API_KEY_SECRET)) ?? process.env.ANTHROPIC_API_KEY;
-  if (stored) return stored;
-  const set = 'Set API Key';
-  const choice = await vscode.window.showWarningMessage('Taskwright: generating tasks needs an Anthropic API key.', set);
-  if (choice !== set) return undefined;
-  await vscode.commands.executeCommand(setApiKey.id);
-  return ctx.extension.secrets.get(API_KEY_SECRET);
 }
 
 /**
@@ -91,13 +81,21 @@ export const generateTasksCommand: CommandSpec = {
   async run(ctx: Ctx, arg?: unknown) {
     const req = isGenerateArgs(arg) ? arg : await askRequest(ctx);
     if (!req) return undefined;
-    const key = await apiKey(ctx);
-    if (!key) return undefined;
+    let caller;
+    try {
+      caller = await connectModel(ctx, 'generating tasks', req.model);
+    } catch (e) {
+      // A model that does not exist or a refused key: one message, nothing started.
+      void vscode.window.showErrorMessage(`Taskwright: ${errorMessage(e)}`);
+      ctx.log.error(`generate: ${errorMessage(e)}`);
+      return undefined;
+    }
+    if (!caller) return undefined;
     // Policies read their keys from SecretStorage first, as Run Policy does.
     const policy = !req.calibrate ? undefined
       : /^(oracle|nop)$/.test(req.calibrate) ? createAgent(req.calibrate)
         : createPolicyAgent(req.calibrate, { secrets: await bandOf(ctx).secrets() });
-    const agent = new MetaAgent({ model: req.model, format: req.format, apiKey: key, ...(process.env.ANTHROPIC_BASE_URL ? { baseURL: process.env.ANTHROPIC_BASE_URL } : {}) });
+    const agent = new MetaAgent({ caller, format: req.format });
     const folder = vscode.workspace.getWorkspaceFolder(vscode.Uri.file(req.outDir));
     const resultsDir = defaultResultsDir(folder?.uri.fsPath ?? req.outDir);
     const report = await vscode.window.withProgress({
@@ -110,7 +108,7 @@ export const generateTasksCommand: CommandSpec = {
         await runtime.ping(ctl.signal);
         await reapOrphans(runtime);
         let lastStage = '';
-        return await generateTasks({ ...req, batch: req.batch ?? false }, {
+        return await generateTasks({ ...req, model: caller.model, batch: req.batch ?? false }, {
           agent,
           gates: dockerGates({ runtime, resultsDir, runs: req.runs ?? 2, ...(policy ? { policy } : {}) }),
           signal: ctl.signal,
@@ -147,7 +145,7 @@ export const generateTasksCommand: CommandSpec = {
  * argument (keybindings, tests) skips the prompt; an empty one deletes the key.
  */
 export const setApiKey: CommandSpec = {
-  id: 'taskwright.generate.setApiKey',
+  id: SET_API_KEY_COMMAND,
   async run(ctx: Ctx, arg?: unknown) {
     const value = typeof arg === 'string' ? arg
       : await vscode.window.showInputBox({ prompt: 'Anthropic API key (stored in the editor\'s secret storage; empty to delete)', password: true, ignoreFocusOut: true });

@@ -1,0 +1,111 @@
+// The bench's arithmetic, shared by run.mjs and its tests: the deterministic samples of
+// bench/accuracy (seed, sha256 orderings as ACCURACY-LABELS.md specifies), fingerprints of lines,
+// and the Wilson interval. Nothing here reads the audit or the labels.
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+
+export const SEED = 20261202;
+export const PRECISION_SAMPLE = 20;
+export const TASK_SAMPLE = 60;
+export const MIN_PER_CORPUS = 3;
+
+export const sha256 = (s) => crypto.createHash('sha256').update(s).digest('hex');
+
+/** First 16 hex of sha256 of a line's text, trimmed: what a label's `fp` holds. */
+export const fingerprint = (text) => sha256(text.trim()).slice(0, 16);
+
+/** The key a finding label matches on: corpus + task + rule + file + line (null → ""). */
+export const findingKey = (x) => `${x.corpus}\u0000${x.task}\u0000${x.rule}\u0000${x.file ?? ''}\u0000${x.line ?? ''}`;
+
+/** Ordering hash of a finding in its (rule, severity) stratum. */
+export const findingOrder = (seed, f) => sha256(`${seed}:${f.corpus}/${f.task}/${f.file ?? ''}:${f.line ?? ''}:${f.rule}`);
+
+/** Ordering hash of a task in its corpus stratum. */
+export const taskOrder = (seed, corpus, task) => sha256(`${seed}:${corpus}/${task}`);
+
+/**
+ * The precision sample: per (rule, severity) with severity error or warning, the first `size`
+ * findings by their ordering hash. Findings with the same key (one line, two messages) count once.
+ * Returns Map "rule\u0000severity" → sampled findings.
+ */
+export function precisionSample(findings, seed = SEED, size = PRECISION_SAMPLE) {
+  const strata = new Map();
+  for (const f of findings) {
+    if (f.severity !== 'error' && f.severity !== 'warning') continue;
+    const k = `${f.rule}\u0000${f.severity}`;
+    if (!strata.has(k)) strata.set(k, new Map());
+    const s = strata.get(k);
+    const key = findingKey(f);
+    if (!s.has(key)) s.set(key, f);
+  }
+  const out = new Map();
+  for (const [k, s] of strata) {
+    const ordered = [...s.values()].map((f) => ({ f, h: findingOrder(seed, f) })).sort((a, b) => (a.h < b.h ? -1 : a.h > b.h ? 1 : 0));
+    out.set(k, ordered.slice(0, size).map((x) => x.f));
+  }
+  return out;
+}
+
+/** How many tasks the stratified task sample takes from a corpus of `n` tasks out of `total`. */
+export function perCorpusQuota(n, total, target = TASK_SAMPLE, min = MIN_PER_CORPUS) {
+  if (n === 0 || total === 0) return 0;
+  return Math.min(n, Math.max(min, Math.ceil(target * (n / total))));
+}
+
+/** The task sample: { corpus → [task, ...] } from { corpus → [task, ...] } (all tasks). */
+export function taskSample(tasksByCorpus, seed = SEED) {
+  const total = Object.values(tasksByCorpus).reduce((a, t) => a + t.length, 0);
+  const out = {};
+  for (const [corpus, tasks] of Object.entries(tasksByCorpus)) {
+    const q = perCorpusQuota(tasks.length, total);
+    out[corpus] = tasks.map((t) => ({ t, h: taskOrder(seed, corpus, t) })).sort((a, b) => (a.h < b.h ? -1 : a.h > b.h ? 1 : 0)).slice(0, q).map((x) => x.t);
+  }
+  return out;
+}
+
+/** Wilson score interval (95%) for k successes in n trials; null when n is 0. */
+export function wilson(k, n, z = 1.96) {
+  if (n === 0) return null;
+  const p = k / n;
+  const z2 = z * z;
+  const den = 1 + z2 / n;
+  const centre = (p + z2 / (2 * n)) / den;
+  const half = (z * Math.sqrt((p * (1 - p)) / n + z2 / (4 * n * n))) / den;
+  return { p, low: Math.max(0, centre - half), high: Math.min(1, centre + half) };
+}
+
+const SKIP_DIRS = new Set(['.git', 'node_modules', '.venv', 'venv', 'myvenv', '__pycache__']);
+
+/**
+ * Task folders under `root/rel` (a folder holding task.toml or task.yaml), found by walking the
+ * files, independent of the audit's loader; a task folder is not searched further (its steps are
+ * part of it). Paths are relative to `root`, POSIX.
+ */
+export function listTaskFolders(root, rel) {
+  const out = [];
+  const walk = (r) => {
+    const abs = path.join(root, r);
+    let entries;
+    try { entries = fs.readdirSync(abs, { withFileTypes: true }); } catch { return; }
+    if (entries.some((e) => e.isFile() && (e.name === 'task.toml' || e.name === 'task.yaml'))) { out.push(r); return; }
+    for (const e of entries) if (e.isDirectory() && !SKIP_DIRS.has(e.name)) walk(r === '.' ? e.name : `${r}/${e.name}`);
+  };
+  walk(rel);
+  return out.sort();
+}
+
+/** The text of line `line` (1-based) of `file`, or null when it is not there. Cached per file. */
+export function lineReader() {
+  const cache = new Map();
+  return (abs, line) => {
+    if (!cache.has(abs)) {
+      let lines = null;
+      try { lines = fs.readFileSync(abs, 'utf8').split(/\r?\n/); } catch { /* absent */ }
+      cache.set(abs, lines);
+    }
+    const lines = cache.get(abs);
+    if (!lines || line == null || line < 1 || line > lines.length) return null;
+    return lines[line - 1];
+  };
+}

@@ -1,0 +1,163 @@
+#!/usr/bin/env node
+// Audit accuracy on real tasks (issue 11): runs the built CLI's audit over every corpus of
+// corpora.json, joins the labels of labels/*.json and prints per rule: findings, tasks hit, the
+// precision sample, labelled, precision (Wilson 95%), stale labels; then recall on the random task
+// sample, clean-task quietness and the outside judgement of terminal-bench-qc's fixtures.
+//   npm run build && node bench/accuracy/run.mjs [--corpus DIR] [--rules a,b] [--sample-out FILE]
+//       [--tasks-out FILE] [--recall-out FILE] [--reuse] [--jobs N] [--write]
+// The corpus folder is --corpus, else $TASKWRIGHT_CORPUS_DIR, else bench/.corpus (git-ignored); a
+// corpus missing there is laid out from /work/.mirror/<name>/repo with extract.mjs.
+import { spawn, spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { SEED, findingKey, fingerprint, lineReader, listTaskFolders, precisionSample, taskSample } from './lib.mjs';
+import { loadLabels, joinFindingLabels } from './labels.mjs';
+import { computeStats } from './stats.mjs';
+import { printReport, writeOutputs } from './report.mjs';
+
+const HERE = path.dirname(fileURLToPath(import.meta.url));
+const ROOT = path.resolve(HERE, '../..');
+const CACHE = path.join(ROOT, 'bench/.corpus/accuracy-audit.json');
+
+const { values: opt } = parseArgs({
+  options: {
+    corpus: { type: 'string' }, rules: { type: 'string' }, 'sample-out': { type: 'string' }, 'tasks-out': { type: 'string' }, 'recall-out': { type: 'string' },
+    reuse: { type: 'boolean', default: false }, jobs: { type: 'string', default: '2' }, write: { type: 'boolean', default: false },
+    mirror: { type: 'string', default: '/work/.mirror' },
+  },
+});
+
+const corpora = JSON.parse(fs.readFileSync(path.join(HERE, 'corpora.json'), 'utf8'));
+const corpusRoot = path.resolve(opt.corpus ?? process.env.TASKWRIGHT_CORPUS_DIR ?? path.join(ROOT, 'bench/.corpus'));
+const cli = path.join(ROOT, 'bin/taskwright.js');
+if (!fs.existsSync(path.join(ROOT, 'dist/cli.js'))) { console.error('dist/cli.js is missing: run `npm run build` first'); process.exit(2); }
+
+function corpusDir(c) {
+  const dir = path.join(corpusRoot, c.name);
+  if (fs.existsSync(dir)) return dir;
+  const gitDir = path.join(opt.mirror, c.name, 'repo');
+  const out = path.join(ROOT, 'bench/.corpus', c.name);
+  if (fs.existsSync(out)) return out;
+  if (!fs.existsSync(gitDir)) throw new Error(`corpus ${c.name}: neither ${dir} nor a mirror at ${gitDir}; fetch ${c.repo} first`);
+  console.error(`laying out ${c.name} from ${gitDir} …`);
+  const r = spawnSync(process.execPath, [path.join(HERE, 'extract.mjs'), gitDir, out], { stdio: 'inherit' });
+  if (r.status !== 0) throw new Error(`corpus ${c.name}: extract.mjs failed`);
+  return out;
+}
+
+function auditCorpus(c, dir) {
+  return new Promise((resolve, reject) => {
+    const p = spawn(process.execPath, [cli, 'audit', ...c.paths, '--format', 'json', '--fail-on', 'never'], { cwd: dir, stdio: ['ignore', 'pipe', 'pipe'] });
+    const out = []; const err = [];
+    p.stdout.on('data', (d) => out.push(d));
+    p.stderr.on('data', (d) => err.push(d));
+    p.on('error', reject);
+    p.on('close', (code) => {
+      if (code !== 0) { reject(new Error(`audit of ${c.name} exited ${code}: ${Buffer.concat(err).toString().slice(0, 2000)}`)); return; }
+      try { resolve(JSON.parse(Buffer.concat(out).toString('utf8'))); } catch (e) { reject(new Error(`audit of ${c.name}: output is not JSON: ${e.message}`)); }
+    });
+  });
+}
+
+function cliMtime() {
+  return fs.statSync(path.join(ROOT, 'dist/cli.js')).mtimeMs;
+}
+
+function absentSet(dir) {
+  try { return new Set(fs.readFileSync(path.join(dir, '.absent-files'), 'utf8').split('\n').filter(Boolean)); } catch { return new Set(); }
+}
+
+async function runAudits(dirs) {
+  const results = new Array(corpora.length);
+  let next = 0;
+  const t0 = Date.now();
+  const worker = async () => {
+    while (next < corpora.length) {
+      const i = next++;
+      const c = corpora[i];
+      const s = Date.now();
+      const json = await auditCorpus(c, dirs[i]);
+      const absent = absentSet(dirs[i]);
+      const tasks = []; const findings = [];
+      for (const t of json.tasks) {
+        const task = t.path.replace(/^\.\//, '');
+        tasks.push(task);
+        for (const f of t.findings) {
+          if (f.file && absent.has(`${task}/${f.file}`)) continue; // an absent blob says nothing about the task
+          findings.push({ corpus: c.name, task, rule: f.rule, severity: f.severity, class: f.class, file: f.file, line: f.line, message: f.message });
+        }
+      }
+      results[i] = { corpus: c.name, tasks, findings };
+      console.error(`audited ${c.name}: ${tasks.length} tasks, ${findings.length} findings in ${((Date.now() - s) / 1000).toFixed(1)} s`);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.max(1, Number(opt.jobs) || 1) }, worker));
+  return { results, seconds: (Date.now() - t0) / 1000 };
+}
+
+async function main() {
+  const dirs = corpora.map(corpusDir);
+  let audit;
+  if (opt.reuse && fs.existsSync(CACHE)) {
+    audit = JSON.parse(fs.readFileSync(CACHE, 'utf8'));
+    console.error(`reusing the audit of ${audit.date} from ${path.relative(ROOT, CACHE)}`);
+    // The cache says nothing once the rules change: warn when the CLI was rebuilt since.
+    if (audit.cliMtime !== cliMtime()) console.error('warning: dist/cli.js changed since that audit; rerun without --reuse after a rule change');
+  } else {
+    const r = await runAudits(dirs);
+    audit = { date: new Date().toISOString(), seconds: r.seconds, cliMtime: cliMtime(), results: r.results };
+    fs.mkdirSync(path.dirname(CACHE), { recursive: true });
+    fs.writeFileSync(CACHE, JSON.stringify(audit));
+  }
+  const dirOf = new Map(corpora.map((c, i) => [c.name, dirs[i]]));
+  const readLine = lineReader();
+  const fpOf = (f) => {
+    if (!f.file || f.line == null) return null;
+    const text = readLine(path.join(dirOf.get(f.corpus), f.task, f.file), f.line);
+    return text == null ? null : fingerprint(text);
+  };
+
+  const findings = audit.results.flatMap((r) => r.findings);
+  const byKey = new Map();
+  for (const f of findings) if (!byKey.has(findingKey(f))) byKey.set(findingKey(f), f);
+  const labels = loadLabels(path.join(HERE, 'labels'));
+  const join = joinFindingLabels(labels.findings, byKey, fpOf);
+  const sample = precisionSample(findings, SEED);
+
+  // The task sample comes from the files (task.toml / task.yaml folders), not from the audit's loader.
+  const tasksByCorpus = Object.fromEntries(corpora.map((c, i) => [c.name, c.paths.flatMap((p) => listTaskFolders(dirs[i], p))]));
+  const tasks = taskSample(tasksByCorpus, SEED);
+
+  const stats = computeStats({ corpora, audit, findings, labels, join, sample, tasks, tasksByCorpus, fpOf });
+  const only = opt.rules ? new Set(opt.rules.split(',').map((s) => s.trim()).filter(Boolean)) : null;
+  printReport(stats, only);
+
+  if (opt['sample-out']) {
+    const rows = [];
+    for (const [k, members] of sample) {
+      const [rule, severity] = k.split('\u0000');
+      if (only && !only.has(rule)) continue;
+      for (const f of members) if (!join.verdicts.has(findingKey(f))) rows.push({ corpus: f.corpus, task: f.task, rule, severity, file: f.file, line: f.line, fp: fpOf(f), message: f.message });
+    }
+    fs.writeFileSync(opt['sample-out'], JSON.stringify(rows, null, 2) + '\n');
+    console.error(`wrote ${rows.length} unlabelled sample members to ${opt['sample-out']}`);
+  }
+  if (opt['tasks-out']) {
+    fs.writeFileSync(opt['tasks-out'], JSON.stringify(stats.recall.sampleTasks, null, 2) + '\n');
+    console.error(`wrote the ${stats.recall.sampleTasks.length}-task recall sample to ${opt['tasks-out']}`);
+  }
+  if (opt['recall-out']) {
+    // Each labelled defect with whether (and by which rules) a warning or error finding found it,
+    // plus the loud findings of the sampled tasks, so a reader can see what the audit missed.
+    const inSample = new Set(stats.recall.sampleTasks.map((t) => `${t.corpus}/${t.task}`));
+    const loud = findings.filter((f) => (f.severity === 'error' || f.severity === 'warning') && inSample.has(`${f.corpus}/${f.task}`))
+      .map((f) => ({ corpus: f.corpus, task: f.task, rule: f.rule, severity: f.severity, class: f.class, file: f.file, line: f.line }));
+    fs.writeFileSync(opt['recall-out'], JSON.stringify({ defects: [...stats.recall.random.rows, ...stats.recall.known.rows], findings: loud }, null, 2) + '\n');
+    console.error(`wrote the recall join to ${opt['recall-out']}`);
+  }
+  if (opt.write) writeOutputs(stats, ROOT);
+}
+
+main().catch((e) => { console.error(e instanceof Error ? e.message : e); process.exit(1); });

@@ -1,0 +1,131 @@
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { describe, it } from 'node:test';
+import { PRECISION, precisionHoverText, precisionNote, type PrecisionData } from '../../src/core/audit/precision';
+
+const ROOT = path.resolve(__dirname, '../../..');
+
+const data: PrecisionData = {
+  version: 1, seed: 20261202, date: '2026-12-02', source: 'bench/ACCURACY.md',
+  rules: {
+    'one-sev': [{ severity: 'warning', findings: 212, tasks: 150, sampled: 20, labelled: 20, true: 19, precision: 0.95, low: 0.76, high: 0.99 }],
+    'part-labelled': [{ severity: 'error', findings: 40, tasks: 30, sampled: 20, labelled: 10, true: 7, precision: 0.7, low: 0.4, high: 0.89 }],
+    'two-sev': [
+      { severity: 'error', findings: 11, tasks: 9, sampled: 11, labelled: 11, true: 11, precision: 1, low: 0.74, high: 1 },
+      { severity: 'warning', findings: 46, tasks: 36, sampled: 20, labelled: 20, true: 10, precision: 0.5, low: 0.3, high: 0.7 },
+    ],
+    unlabelled: [{ severity: 'warning', findings: 5, tasks: 5, sampled: 5, labelled: 0, true: 0, precision: null, low: null, high: null }],
+  },
+};
+
+void describe('measured precision text (docs pages and hovers)', () => {
+  void it('states the figure, the sample, the finding count and the seed from the data', () => {
+    assert.equal(precisionNote('one-sev', data), 'Measured precision: 0.95 (19/20 sampled of 212 findings on real tasks, seed 20261202; bench/ACCURACY.md)');
+    assert.equal(precisionNote('part-labelled', data), 'Measured precision: 0.70 (7/10 labelled of 20 sampled of 40 findings on real tasks, seed 20261202; bench/ACCURACY.md)');
+  });
+
+  void it('gives each severity of a graded rule, or the one the diagnostic has', () => {
+    assert.equal(precisionNote('two-sev', data), 'Measured precision: error 1.00 (11/11 sampled of 11 findings), warning 0.50 (10/20 sampled of 46 findings) — on real tasks, seed 20261202; bench/ACCURACY.md');
+    assert.equal(precisionNote('two-sev', data, 'warning'), 'Measured precision: 0.50 (10/20 sampled of 46 findings on real tasks, seed 20261202; bench/ACCURACY.md)');
+    assert.equal(precisionHoverText('two-sev', 'error', data), '`two-sev` — Measured precision: 1.00 (11/11 sampled of 11 findings on real tasks, seed 20261202; bench/ACCURACY.md)');
+  });
+
+  void it('says "not yet measured" for a rule without labelled sample members', () => {
+    assert.equal(precisionNote('unlabelled', data), 'Measured precision: not yet measured on real tasks (bench/ACCURACY.md).');
+    assert.equal(precisionNote('no-such-rule', data), 'Measured precision: not yet measured on real tasks (bench/ACCURACY.md).');
+  });
+
+  void it('the generated line of a rule page is the note of src/core/audit/precision.json', () => {
+    const docs = path.join(ROOT, 'docs/rules');
+    const pages = fs.readdirSync(docs).filter((f) => f.endsWith('.md') && f !== 'README.md');
+    assert.ok(pages.length > 10);
+    let withLine = 0;
+    for (const page of pages) {
+      const rule = page.slice(0, -3);
+      const text = fs.readFileSync(path.join(docs, page), 'utf8');
+      const m = /<!-- precision:begin -->\n(.*)\n<!-- precision:end -->/.exec(text);
+      // A page added since the last `run.mjs --write` may lack the line only while its rule is unmeasured.
+      if (!m) {
+        assert.equal(PRECISION.rules[rule], undefined, `${page}: measured in precision.json but the page has no generated line (run node bench/accuracy/run.mjs --write)`);
+        continue;
+      }
+      withLine++;
+      assert.equal(m[1], precisionNote(rule, PRECISION), `${page}: out of date with precision.json`);
+    }
+    assert.ok(withLine > 10, 'the rule pages carry the generated precision line');
+  });
+});
+
+void describe('bench/accuracy sampling', () => {
+  void it('orders findings by the seeded hash, 20 per (rule, severity), errors and warnings only', async () => {
+    const lib = await import(path.join(ROOT, 'bench/accuracy/lib.mjs')) as {
+      precisionSample: (f: object[], seed: number) => Map<string, { task: string }[]>;
+      perCorpusQuota: (n: number, total: number) => number;
+      wilson: (k: number, n: number) => { low: number; high: number } | null;
+      sha256: (s: string) => string;
+    };
+    const findings = Array.from({ length: 30 }, (_, i) => ({ corpus: 'c', task: `t${i}`, rule: 'r', severity: 'warning', file: 'tests/test.sh', line: i + 1 }));
+    findings.push({ corpus: 'c', task: 'x', rule: 'r', severity: 'info', file: 'a', line: 1 });
+    const s = lib.precisionSample(findings, 20261202);
+    assert.deepEqual([...s.keys()], ['r\u0000warning']);
+    const got = s.get('r\u0000warning')?.map((f) => f.task) ?? [];
+    const want = findings.filter((f) => f.severity === 'warning')
+      .map((f) => ({ t: f.task, h: lib.sha256(`20261202:c/${f.task}/tests/test.sh:${f.line}:r`) }))
+      .sort((a, b) => (a.h < b.h ? -1 : 1)).slice(0, 20).map((x) => x.t);
+    assert.deepEqual(got, want);
+    assert.equal(lib.perCorpusQuota(3566, 5513), 39);
+    assert.equal(lib.perCorpusQuota(23, 5513), 3);
+    assert.equal(lib.perCorpusQuota(2, 5513), 2);
+    const w = lib.wilson(19, 20);
+    assert.ok(w && Math.abs(w.low - 0.7639) < 1e-3 && Math.abs(w.high - 0.9911) < 1e-3);
+  });
+});
+
+void describe('bench/accuracy label join', () => {
+  type Labels = { findings: object[]; defects: object[]; clean: object[] };
+  type Finding = { corpus: string; task: string; rule: string; class: string; file: string | null; line: number | null };
+  const load = async () => await import(path.join(ROOT, 'bench/accuracy/labels.mjs')) as {
+    loadLabels: (dir: string) => Labels;
+    finds: (f: Finding, d: object) => boolean;
+    joinFindingLabels: (labels: object[], byKey: Map<string, Finding>, fpOf: (f: Finding) => string | null) => { verdicts: Map<string, unknown>; stale: object[]; gone: object[] };
+  };
+
+  void it('finds a defect at its line ±1 with the right class, anywhere in the file when file-level', async () => {
+    const { finds } = await load();
+    const f: Finding = { corpus: 'c', task: 't', rule: 'r', class: 'misalignment', file: 'tests/test.sh', line: 5 };
+    const d = { corpus: 'c', task: 't', class: 'misalignment', file: 'tests/test.sh', line: 4 };
+    assert.equal(finds(f, d), true);
+    assert.equal(finds(f, { ...d, line: 7 }), false);
+    assert.equal(finds(f, { ...d, class: 'brittleness' }), false);
+    assert.equal(finds(f, { ...d, line: null }), true);
+    assert.equal(finds(f, { ...d, file: 'tests/other.py', line: null }), false);
+    assert.equal(finds(f, { ...d, file: null, line: null }), true);
+  });
+
+  void it('reports a label whose line text changed as stale and one with no finding as gone', async () => {
+    const { joinFindingLabels } = await load();
+    const f: Finding = { corpus: 'c', task: 't', rule: 'r', class: 'invalidity', file: 'a', line: 2 };
+    const key = ['c', 't', 'r', 'a', '2'].join('\u0000');
+    const byKey = new Map([[key, f]]);
+    const base = { corpus: 'c', task: 't', rule: 'r', file: 'a', line: 2, verdict: 'true', why: 'x' };
+    const j = joinFindingLabels([{ ...base, fp: 'aaaa' }, { ...base, line: 9, fp: 'bbbb' }], byKey, () => 'cccc');
+    assert.equal(j.verdicts.size, 0);
+    assert.equal(j.stale.length, 1);
+    assert.equal(j.gone.length, 1);
+    const ok = joinFindingLabels([{ ...base, fp: 'cccc' }], byKey, () => 'cccc');
+    assert.equal(ok.verdicts.size, 1);
+  });
+
+  void it('rejects a malformed label file, naming the file and the entry', async () => {
+    const { loadLabels } = await load();
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tw-labels-'));
+    try {
+      fs.writeFileSync(path.join(dir, 'x.json'), JSON.stringify({ version: 1, defects: [{ corpus: 'c', task: 't', file: null, line: null, class: 'nope', rule: null, why: 'w' }] }));
+      assert.throws(() => loadLabels(dir), /x\.json: defects\[0\]: "class" must be one of/);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
