@@ -107,8 +107,18 @@ export const CASES: readonly RuleCase[] = [
   },
   {
     rule: 'answer-in-image', base: 'clean-harbor',
-    bad: { 'environment/data/expected_totals.json': '{"north": 12.5, "south": 4.5}\n' },
-    good: { 'tests/expected_totals.json': '{"north": 12.5, "south": 4.5}\n' },
+    bad: { 'environment/data/expected_totals.json': '{"north": 12.5, "south": 4.5}\n', 'tests/test_outputs.py': PY('def test_totals():\n    want = json.loads(Path("/app/data/expected_totals.json").read_text())\n    assert json.loads(OUT.read_text()) == want') },
+    good: { 'tests/expected_totals.json': '{"north": 12.5, "south": 4.5}\n', 'tests/test_outputs.py': PY('def test_totals():\n    want = json.loads(Path("/tests/expected_totals.json").read_text())\n    assert json.loads(OUT.read_text()) == want') },
+  },
+  {
+    rule: 'output-already-in-image', base: 'clean-tb1',
+    bad: { 'counts.txt': '2 a\n', 'solution.sh': '#!/bin/bash\necho ok\n', Dockerfile: 'FROM python:3.12-slim-bookworm\nRUN apt-get update && apt-get install -y tmux asciinema\nWORKDIR /app\nCOPY words.txt /app/words.txt\nCOPY counts.txt /app/counts.txt\n' },
+    good: { 'counts.txt': '2 a\n', Dockerfile: 'FROM python:3.12-slim-bookworm\nRUN apt-get update && apt-get install -y tmux asciinema\nWORKDIR /app\nCOPY words.txt /app/words.txt\nCOPY counts.txt /app/counts.txt\n' },
+  },
+  {
+    rule: 'tb1-terminal-tools-missing', base: 'clean-tb1',
+    bad: { Dockerfile: 'FROM python:3.12-slim-bookworm\nWORKDIR /app\nCOPY words.txt /app/words.txt\n' },
+    good: {},
   },
   {
     rule: 'copy-source-missing', base: 'clean-harbor',

@@ -6,6 +6,7 @@ import * as py from './rules/pythonTests';
 import * as answers from './rules/answerChecks';
 import * as testNetwork from './rules/testNetwork';
 import * as verifier from './rules/verifierScript';
+import * as image from './rules/imageState';
 
 /** Problems the loaders report (src/core/loader): registered here so every id has a docs page. */
 const LOADER_RULE_SPECS: readonly RuleSpec[] = [
@@ -16,7 +17,8 @@ const LOADER_RULE_SPECS: readonly RuleSpec[] = [
   { id: 'missing-environment', class: 'invalidity', severity: 'error', title: 'The task has no Dockerfile, compose file or image' },
   { id: 'missing-test-entry', class: 'invalidity', severity: 'error', title: 'The verifier entry script (run-tests.sh / tests/test.sh) is missing' },
   { id: 'missing-tests', class: 'invalidity', severity: 'warning', title: 'The task has no tests folder' },
-  { id: 'missing-solution', class: 'invalidity', severity: 'warning', title: 'The task has no reference solution' },
+  { id: 'missing-solution', class: 'invalidity', severity: 'info', title: 'The task has no reference solution' },
+  { id: 'nested-task-folder', class: 'invalidity', severity: 'warning', title: 'A folder inside a task holds another task, which is never discovered' },
   { id: 'unsupported-schema-version', class: 'invalidity', severity: 'warning', title: 'task.toml declares a schema version this tool does not know' },
 ];
 
@@ -46,7 +48,7 @@ export const STATIC_RULES: readonly StaticRule[] = [
   verifier.missingTestDepsInImage,
   dockerfile.testsCopiedIntoImage,
   dockerfile.solutionCopiedIntoImage,
-  dockerfile.answerInImage,
+  image.answerInImage,
   dockerfile.copySourceMissing,
   dockerfile.heredocWithoutSyntax,
   dockerfile.baseImageUnpinned,
@@ -54,6 +56,8 @@ export const STATIC_RULES: readonly StaticRule[] = [
   dockerfile.unpinnedImagePackage,
   dockerfile.aptInstallWithoutUpdate,
   dockerfile.nprocWithCpuLimit,
+  image.outputAlreadyInImage,
+  image.tb1TerminalToolsMissing,
   py.assertionFreeTest,
   py.trivialAssertion,
   py.existenceOnlyTest,

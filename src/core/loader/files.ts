@@ -4,8 +4,12 @@ import path from 'node:path';
 /** Folders never listed as task files: VCS data, dependencies, Taskwright's own state. */
 export const SKIPPED_FOLDERS: ReadonlySet<string> = new Set(['.git', 'node_modules', '.taskwright']);
 
-/** Bounds that keep a pathological folder (a checked-in dataset, a venv) from stalling the loader. */
-export const FILE_LIMITS = { maxDepth: 8, maxFiles: 5000, maxReadBytes: 4 * 1024 * 1024 } as const;
+/**
+ * Bounds that keep a pathological folder (a checked-in dataset, a venv) from stalling the loader. The
+ * file count is the real bound; the depth only stops runaway nesting (Java and Android source trees
+ * are routinely ten folders deep, and rules that miss a listed file report false errors).
+ */
+export const FILE_LIMITS = { maxDepth: 32, maxFiles: 5000, maxReadBytes: 4 * 1024 * 1024 } as const;
 
 /** Reads task files, preferring unsaved editor text (the overlay) over disk. */
 export class TaskFiles {

@@ -1,5 +1,5 @@
 import { LineIndex } from '../model/positions';
-import type { Task } from '../model/task';
+import type { Task, TaskStep } from '../model/task';
 import { ConfigReader } from './configReader';
 import type { TaskFiles } from './files';
 import { readConfig } from './parseConfig';
@@ -42,9 +42,10 @@ export async function loadHarbor(id: string, files: TaskFiles, fileList: readonl
   // Multi-step tasks keep each step's instruction, tests and solution under steps/<name>/; the task
   // is shown (and validated) through its first step, with the task-level tests/ as Harbor's fallback.
   const steps = reader.raw('steps');
-  const stepName = Array.isArray(steps) && isRecord(steps[0]) ? steps[0]['name'] : undefined;
   // A step name is a folder name: anything that could climb out of the task folder is not followed.
-  const firstStep = typeof stepName === 'string' && /^(?!\.\.?$)[\w.-]+$/.test(stepName) ? stepName : undefined;
+  const stepNames = (Array.isArray(steps) ? steps : []).map((st) => (isRecord(st) ? st['name'] : undefined))
+    .filter((n): n is string => typeof n === 'string' && /^(?!\.\.?$)[\w.-]+$/.test(n));
+  const firstStep = stepNames[0];
   const stepDir = firstStep !== undefined ? `steps/${firstStep}/` : '';
   const instructionFile = `${stepDir}instruction.md`;
   const where = stepDir ? `in ${stepDir}` : 'next to task.toml';
@@ -110,12 +111,17 @@ export async function loadHarbor(id: string, files: TaskFiles, fileList: readonl
   const agentUser = reader.stringOrInt('agent.user');
   const agentNetwork = networkModeOf(reader, 'agent');
 
-  const solveFile = `${stepDir}${windows ? 'solution/solve.bat' : 'solution/solve.sh'}`;
+  const solveName = windows ? 'solution/solve.bat' : 'solution/solve.sh';
+  // A step without its own solution falls back to the task-level one, as the tests do.
+  const solveFile = stepDir && !has(`${stepDir}${solveName}`) && has(solveName) ? solveName : `${stepDir}${solveName}`;
   reader.stringMap('solution.env');
   if (!has(solveFile)) {
     problems.add('missing-solution', CONFIG, tableRange('solution'),
-      `no reference solution: expected ${solveFile} (the oracle proves the task is solvable)`);
+      `no reference solution (${solveFile}): the task runs without one, but the oracle cannot prove it solvable`);
   }
+
+  const taskSteps = await loadSteps(files, stepNames, fileList, testScript, windows, problems);
+  const strategy = reader.string('multi_step_reward_strategy');
 
   return {
     id,
@@ -150,7 +156,7 @@ export async function loadHarbor(id: string, files: TaskFiles, fileList: readonl
     },
     verifier: {
       entry: testEntry,
-      testsDir: 'tests',
+      testsDir: stepDir && fileList.some((f) => f.startsWith(`${stepDir}tests/`)) ? `${stepDir}tests` : 'tests',
       env: reader.stringMap('verifier.env') ?? {},
       ...(verifierUser !== undefined ? { user: verifierUser } : {}),
       ...(verifierNetwork !== undefined ? { networkMode: verifierNetwork } : {}),
@@ -164,7 +170,34 @@ export async function loadHarbor(id: string, files: TaskFiles, fileList: readonl
     fields,
     files: fileList,
     problems: problems.items,
+    ...(taskSteps.length > 1 ? { steps: taskSteps } : {}),
+    ...(strategy !== undefined ? { multiStepRewardStrategy: strategy } : {}),
   };
+}
+
+/**
+ * Every step's files, as Harbor resolves them: the step folder first, the task-level tests/ and
+ * solution/ as fallbacks. Steps after the first report their own missing instruction.
+ */
+async function loadSteps(files: TaskFiles, names: readonly string[], fileList: readonly string[], testScript: string, windows: boolean, problems: ProblemSink): Promise<TaskStep[]> {
+  const has = (f: string): boolean => fileList.includes(f);
+  const out: TaskStep[] = [];
+  for (const [i, name] of names.entries()) {
+    const dir = `steps/${name}/`;
+    const instructionFile = `${dir}instruction.md`;
+    const got = i === 0 ? undefined : await files.read(instructionFile);
+    if (i > 0 && !(got && 'text' in got)) problems.add('missing-instruction', CONFIG, undefined, `no instruction.md in ${dir} (the prompt step ${name} gives the agent)`);
+    const solve = windows ? 'solution/solve.bat' : 'solution/solve.sh';
+    const solutionFile = [`${dir}${solve}`, solve].find(has);
+    out.push({
+      name, instructionFile,
+      ...(got && 'text' in got ? { instruction: got.text } : {}),
+      verifierEntry: has(`${dir}${testScript}`) ? `${dir}${testScript}` : testScript,
+      testsDir: fileList.some((f) => f.startsWith(`${dir}tests/`)) ? `${dir}tests` : 'tests',
+      ...(solutionFile ? { solutionFile } : {}),
+    });
+  }
+  return out;
 }
 
 /** Harbor's `network_mode`, or the legacy `allow_internet` boolean mapped onto it. */

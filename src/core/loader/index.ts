@@ -40,6 +40,7 @@ export async function loadTask(dir: string, options: LoadOptions = {}): Promise<
   const problems = new ProblemSink(id);
   const fileList = await files.list();
   const format = await detectFormat(abs, options);
+  if (format !== undefined) reportNestedTasks(fileList, problems);
   if (format === 'harbor') return loadHarbor(id, files, fileList, problems);
   if (format === 'tb1') return loadTb1(id, files, fileList, problems);
   // No config at all: load as the format the folder looks like, so every other gap is reported too.
@@ -49,4 +50,25 @@ export async function loadTask(dir: string, options: LoadOptions = {}): Promise<
     isDir ? `no task.yaml or task.toml in ${abs}` : `${abs} is not a folder`);
   const looksHarbor = fileList.includes('instruction.md') || fileList.some((f) => f.startsWith('environment/'));
   return looksHarbor ? loadHarbor(id, files, fileList, problems) : loadTb1(id, files, fileList, problems);
+}
+
+/** A task's own parts: what lies under them is the task's data, even when it looks like a task. */
+const TASK_PARTS = /^(environment|tests|solution|steps|\.[^/]+)\//;
+
+/**
+ * Discovery treats a task folder as a leaf, so a task inside another task's folder (a dataset nested
+ * in a task, a copied task) is never audited or run: say so once per nested folder.
+ */
+function reportNestedTasks(fileList: readonly string[], problems: ProblemSink): void {
+  const nested = new Set<string>();
+  for (const f of fileList) {
+    const slash = f.lastIndexOf('/');
+    if (slash < 0 || TASK_PARTS.test(f) || !isTaskConfigFile(f)) continue;
+    const dir = f.slice(0, slash);
+    if (![...nested].some((d) => dir.startsWith(`${d}/`))) nested.add(dir);
+  }
+  for (const dir of [...nested].sort()) {
+    problems.add('nested-task-folder', `${dir}/${fileList.includes(`${dir}/task.toml`) ? 'task.toml' : 'task.yaml'}`, undefined,
+      `${dir}/ holds its own task, but a task folder is searched no further: it is never audited or run. Move it next to this task, or remove it.`);
+  }
 }

@@ -10,8 +10,11 @@ export const LOADER_RULES = {
   'missing-environment': 'error',
   'missing-test-entry': 'error',
   'missing-tests': 'warning',
-  'missing-solution': 'error',
+  // Neither format requires a reference solution (only the oracle run reads it): a task without one
+  // still runs and grades, it just cannot be proven solvable here.
+  'missing-solution': 'info',
   'unsupported-schema-version': 'warning',
+  'nested-task-folder': 'warning',
 } as const satisfies Record<string, Severity>;
 
 export type LoaderRule = keyof typeof LOADER_RULES;

@@ -45,7 +45,12 @@ export async function loadTb1(id: string, files: TaskFiles, fileList: readonly s
     }
   } else {
     instruction = reader.string('instruction');
-    if (instruction !== undefined && instruction.trim() === '') {
+    // Adapters that kept `descriptions` write `instruction: <key>` naming the variant to use.
+    const keyed = instruction !== undefined && /^[\w-]+$/.test(instruction.trim()) ? descriptionsInstruction(reader, instruction.trim()) : undefined;
+    if (keyed) {
+      instruction = keyed.text;
+      if (keyed.source) fields['instruction'] = keyed.source;
+    } else if (instruction !== undefined && instruction.trim() === '') {
       problems.add('missing-instruction', CONFIG, reader.valueRange('instruction'), `the 'instruction' in ${CONFIG} is empty`);
     }
   }
@@ -58,7 +63,7 @@ export async function loadTb1(id: string, files: TaskFiles, fileList: readonly s
   const estimatedDurationSec = reader.number('estimated_duration_sec', { min: 0 });
   const expertTimeEstimateMin = reader.number('expert_time_estimate_min', { min: 0 });
   const juniorTimeEstimateMin = reader.number('junior_time_estimate_min', { min: 0 });
-  reader.boolean('disable_asciinema');
+  const disableAsciinema = reader.boolean('disable_asciinema') ?? false;
   const runTestsInSameShell = reader.boolean('run_tests_in_same_shell') ?? false;
 
   // Environment: the harness runs docker-compose.yaml (which builds the Dockerfile) in the task folder.
@@ -112,7 +117,7 @@ export async function loadTb1(id: string, files: TaskFiles, fileList: readonly s
       parserName: reader.string('parser_name') ?? TB1_DEFAULTS.parserName,
       runTestsInSameShell,
     },
-    agent: {},
+    agent: { recordsSession: !disableAsciinema },
     solution,
     fields,
     files: fileList,
@@ -120,10 +125,12 @@ export async function loadTb1(id: string, files: TaskFiles, fileList: readonly s
   };
 }
 
-function descriptionsInstruction(reader: ConfigReader): { text: string; source?: Task['fields'][string] } | undefined {
+function descriptionsInstruction(reader: ConfigReader, key?: string): { text: string; source?: Task['fields'][string] } | undefined {
   const list = reader.raw('descriptions');
   if (!Array.isArray(list)) return undefined;
-  const idx = Math.max(0, list.findIndex((d) => isRecord(d) && d['key'] === 'base'));
+  const found = list.findIndex((d) => isRecord(d) && d['key'] === (key ?? 'base'));
+  if (key !== undefined && found < 0) return undefined;
+  const idx = Math.max(0, found);
   const entry: unknown = list[idx];
   if (!isRecord(entry) || typeof entry['description'] !== 'string') return undefined;
   const range = reader.valueRange(`descriptions.${idx}.description`);
@@ -135,7 +142,7 @@ async function tb1Solution(files: TaskFiles, has: (f: string) => boolean, proble
   if (has('solution.sh')) return { file: 'solution.sh', kind: 'script' };
   if (!has('solution.yaml')) {
     problems.add('missing-solution', CONFIG, undefined,
-      'no reference solution: expected solution.sh or solution.yaml next to task.yaml (the oracle proves the task is solvable)');
+      'no reference solution (solution.sh or solution.yaml next to task.yaml): the task runs without one, but the oracle cannot prove it solvable');
     return { kind: 'script' };
   }
   const got = await files.read('solution.yaml');

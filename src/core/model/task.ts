@@ -61,6 +61,8 @@ export interface TaskVerifier {
 
 export interface TaskAgentConfig {
   readonly user?: string;
+  /** TB1 records the agent's terminal with asciinema unless `disable_asciinema: true`. */
+  readonly recordsSession?: boolean;
   readonly networkMode?: string;
 }
 
@@ -79,6 +81,26 @@ export interface SolutionCommand {
   readonly minTimeoutSec?: number;
   readonly block?: boolean;
   readonly append_enter?: boolean;
+}
+
+/** One step of a multi-step Harbor task (`[[steps]]`, files under `steps/<name>/`). */
+export interface TaskStep {
+  readonly name: string;
+  readonly instructionFile: string;
+  readonly instruction?: string;
+  /** The step's `tests/test.sh`, or the task-level one Harbor falls back to. */
+  readonly verifierEntry: string;
+  readonly testsDir: string;
+  readonly solutionFile?: string;
+}
+
+/** Which step an audit view of a multi-step task looks at. */
+export interface StepView {
+  readonly name: string;
+  readonly index: number;
+  readonly final: boolean;
+  /** `multi_step_reward_strategy` (Harbor: how step rewards make the task's reward). */
+  readonly rewardStrategy?: string;
 }
 
 /**
@@ -109,4 +131,9 @@ export interface Task {
   /** Every file in the task folder, relative, POSIX separators, sorted. */
   readonly files: readonly string[];
   readonly problems: readonly Finding[];
+  /** Every step of a multi-step Harbor task, in order; the task itself is loaded through the first. */
+  readonly steps?: readonly TaskStep[];
+  readonly multiStepRewardStrategy?: string;
+  /** Set on the per-step views the audit makes of a multi-step task. */
+  readonly step?: StepView;
 }

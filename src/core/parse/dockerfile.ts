@@ -109,7 +109,9 @@ function parseUncached(text: string): ParsedDockerfile {
     } else if (ins.keyword === 'COPY' || ins.keyword === 'ADD') {
       const args = ins.args;
       const json = ins.argsText.trimStart().startsWith('[');
-      const parts: DockerArg[] = json ? jsonArgs(ins, lines) : [...args];
+      // Shell-form COPY/ADD words are quoted like shell words (`COPY "my dir/" /app/`): Docker
+      // removes the quotes, so sources and destination are compared without them.
+      const parts: DockerArg[] = json ? jsonArgs(ins, lines) : args.map(unquoted);
       const from = raw instanceof Copy ? raw.getFromFlag()?.getValue() ?? undefined : undefined;
       copies.push({
         instruction: ins,
@@ -132,6 +134,11 @@ function parseUncached(text: string): ParsedDockerfile {
   }
   const syntax = doc.getDirectives().find((d) => d.getName().toLowerCase() === 'syntax')?.getValue() ?? undefined;
   return { text, lines, instructions, froms, copies, runs, ...(syntax ? { syntaxDirective: syntax } : {}) };
+}
+
+function unquoted(a: DockerArg): DockerArg {
+  const m = /^(["'])(.*)\1$/s.exec(a.value);
+  return m ? { value: m[2] ?? '', range: a.range } : a;
 }
 
 function jsonArgs(ins: DockerInstruction, lines: LineIndex): DockerArg[] {

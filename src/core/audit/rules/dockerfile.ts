@@ -4,6 +4,7 @@ import type { DockerCopy, DockerRun, ParsedDockerfile } from '../../parse/docker
 import type { ShellCommand } from '../../parse/shell';
 import type { AuditContext } from '../context';
 import type { StaticRule } from '../rule';
+import { FILE_LIMITS } from '../../loader/files';
 import { filesCopiedBy, inBuildContext } from './buildContextFiles';
 import { installOf } from './commands';
 
@@ -26,7 +27,7 @@ function removeInstructionFix(file: string, copy: DockerCopy, what: string): Fix
 }
 
 /** Paths removed by a later `rm` in a RUN after `line`. */
-function removedLater(df: ParsedDockerfile, line: number, dest: string): boolean {
+export function removedLater(df: ParsedDockerfile, line: number, dest: string): boolean {
   const base = dest.replace(/\/+$/, '');
   for (const { run, cmd } of runCommands(df)) {
     if (run.instruction.range.start.line <= line || cmd.name !== 'rm') continue;
@@ -35,13 +36,13 @@ function removedLater(df: ParsedDockerfile, line: number, dest: string): boolean
   return false;
 }
 
-function copyDestFor(copy: DockerCopy, src: string): string {
+export function copyDestFor(copy: DockerCopy, src: string): string {
   const dest = copy.dest?.value ?? '';
   if (dest.endsWith('/') || copy.sources.length > 1) return `${dest.replace(/\/+$/, '')}/${src.replace(/\/+$/, '').split('/').pop() ?? ''}`;
   return dest;
 }
 
-function contextCopies(df: ParsedDockerfile): DockerCopy[] {
+export function contextCopies(df: ParsedDockerfile): DockerCopy[] {
   return df.copies.filter((c) => !c.from && c.dest);
 }
 
@@ -145,7 +146,8 @@ export const testsCopiedIntoImage = copiedIntoImageRule({
   title: 'The Dockerfile copies the tests into the image the agent works in',
   names(ctx, s) {
     const tests = testsInContext(ctx);
-    return (tests !== undefined && (s === tests || s.startsWith(`${tests}/`))) || /(^|\/)(run-tests\.sh|test_outputs\.py)$/.test(s);
+    // The entry script alone (run-tests.sh) tells how tests run, not what they check.
+    return (tests !== undefined && (s === tests || s.startsWith(`${tests}/`))) || /(^|\/)test_outputs\.py$/.test(s);
   },
   protects: (ctx, rel) => isVerifierFile(ctx, rel),
   // The entry script alone tells how tests run, not what they check: only the tests themselves count.
@@ -154,42 +156,48 @@ export const testsCopiedIntoImage = copiedIntoImageRule({
   directMessage: (copy, src) => `\`${copy.instruction.keyword} ${src}\` puts the tests in the agent's image: the agent can read what is checked (and the harness copies the tests in at verification time anyway).`,
 });
 
+/**
+ * A solution script that only prints (an adapter's stub, `echo "Oracle solution script"`) gives the
+ * agent nothing to run: shipping it leaks no answer. Any redirect, pipe or other command counts as work.
+ */
+function placeholderSolution(ctx: AuditContext): boolean {
+  const t = ctx.text(ctx.solutionScript);
+  if (t === undefined) return false;
+  const lines = t.split('\n').map((l) => l.trim()).filter((l) => l !== '' && !l.startsWith('#') && !/^set\s+-[euxo\s]+(pipefail)?$/.test(l));
+  return lines.every((l) => /^(true|:|exit(\s+\d+)?|(echo|printf)(\s+("[^"`$]*"|'[^']*'|[^\s"'`$<>|;&]+))*)$/.test(l));
+}
+
 export const solutionCopiedIntoImage = copiedIntoImageRule({
   id: 'solution-copied-into-image',
   title: 'The Dockerfile copies the reference solution into the image',
-  names: (_ctx, s) => /(^|\/)(solution|solution\.sh|solution\.yaml|solve\.sh|oracle)(\/|$)/.test(s),
-  protects: (ctx, rel) => isSolutionFile(ctx, rel),
+  // `oracle` alone is not one: tasks ship reference binaries named so for the agent to compare against.
+  names: (ctx, s) => /(^|\/)(solution|solution\.sh|solution\.yaml|solve\.sh)(\/|$)/.test(s) && !placeholderSolution(ctx),
+  protects: (ctx, rel) => isSolutionFile(ctx, rel) && !placeholderSolution(ctx),
   broadMessage: (copy, src, shipped) => `\`${copy.instruction.keyword} ${src}\` also ships the reference solution (${listed(shipped)}) to the agent: it can run it instead of doing the task. Copy only what the task needs, or list the solution in .dockerignore.`,
   directMessage: (copy, src) => `\`${copy.instruction.keyword} ${src}\` ships the reference solution to the agent: it can run it instead of doing the task.`,
 });
 
-const ANSWER_NAME = /(^|\/)(expected|golden|ground[_-]?truth|answers?|reference[_-]?(output|answer|solution)|solution[_-]?output|\.oracle)([_.\-/]|$)|\.enc$/i;
-
-export const answerInImage: StaticRule = {
-  id: 'answer-in-image', class: 'misalignment', severity: 'warning',
-  title: 'Expected answers are copied into the agent\'s image',
-  *check(ctx) {
-    const df = ctx.dockerfile();
-    if (!df) return;
-    const file = dfFile(ctx);
-    for (const copy of contextCopies(df)) {
-      for (const src of copy.sources) {
-        const s = norm(src.value);
-        const hits = s === '.' ? [...ctx.contextFiles].filter((f) => ANSWER_NAME.test(f) && inBuildContext(ctx, f)) : ANSWER_NAME.test(s) ? [s] : [...ctx.contextFiles].filter((f) => f.startsWith(`${s}/`) && ANSWER_NAME.test(f.slice(s.length)));
-        if (hits.length === 0) continue;
-        if (removedLater(df, copy.instruction.range.start.line, copyDestFor(copy, s))) continue;
-        yield {
-          file, range: copy.instruction.range,
-          message: `The image receives ${hits.slice(0, 3).join(', ')}${hits.length > 3 ? '…' : ''}: files named as expected answers, readable by the agent. Keep them under tests/ (copied in only at verification).`,
-        };
-      }
-    }
-  },
-};
-
 function globToRegExp(glob: string): RegExp {
   const re = glob.replace(/[.+^${}()|\\]/g, '\\$&').replace(/\*\*/g, '\uE000').replace(/\*/g, '[^/]*').replace(/\?/g, '[^/]').replace(/\uE000/g, '.*');
   return new RegExp(`^${re}(/.*)?$`);
+}
+
+/** A COPY source as Docker resolves it in the context: no quotes, `./`, leading `/` or trailing `/.`. */
+function contextPath(v: string): string {
+  return v.replace(/^\/+/, '').replace(/^(\.\/)+/, '').replace(/(\/\.?)+$/, '').replace(/^\.$/, '');
+}
+
+/** Every folder holding at least one of `files`. */
+function foldersOf(files: readonly string[]): Set<string> {
+  const dirs = new Set<string>();
+  for (const f of files) { const parts = f.split('/'); for (let i = 1; i < parts.length; i++) dirs.add(parts.slice(0, i).join('/')); }
+  return dirs;
+}
+
+/** A compose `build.context` other than the Dockerfile's folder: the context is not the one the loader lists. */
+function composeContextElsewhere(ctx: AuditContext): boolean {
+  const t = ctx.text(ctx.task.environment.composeFile);
+  return !!t && /^\s*context:\s*(?!['"]?\.\/?['"]?\s*$)\S/m.test(t);
 }
 
 export const copySourceMissing: StaticRule = {
@@ -198,19 +206,33 @@ export const copySourceMissing: StaticRule = {
   *check(ctx) {
     const df = ctx.dockerfile();
     if (!df) return;
+    // Not checked when the listing stopped at its bound or the build context is elsewhere:
+    // a file the loader did not list is not a missing file.
+    if (ctx.task.files.length >= FILE_LIMITS.maxFiles || composeContextElsewhere(ctx)) return;
     const file = dfFile(ctx);
     const files = [...ctx.contextFiles];
-    const dirs = new Set<string>();
-    for (const f of files) { const parts = f.split('/'); for (let i = 1; i < parts.length; i++) dirs.add(parts.slice(0, i).join('/')); }
+    const dirs = foldersOf(files);
+    // With a prebuilt \`docker_image\` the harness never builds this Dockerfile: it is the image's
+    // recipe, often built from the task folder itself, so a source found there is not missing.
+    const prebuilt = ctx.task.environment.dockerImage !== undefined;
+    const taskDirs = prebuilt ? foldersOf(ctx.task.files) : new Set<string>();
     for (const copy of contextCopies(df)) {
       if (copy.instruction.argsText.includes('<<')) continue;
       for (const src of copy.sources) {
         const v = src.value;
         if (/^(https?:|git@)/.test(v) || v.includes('$')) continue;
-        const s = norm(v.replace(/^\/+/, ''));
-        if (s === '' || s === '.') continue;
-        const found = /[*?[]/.test(s) ? files.some((f) => globToRegExp(s).test(f)) : files.includes(s) || dirs.has(s);
-        if (found) continue;
+        const s = contextPath(v);
+        if (s === '') continue;
+        const glob = /[*?[]/.test(s) ? globToRegExp(s) : undefined;
+        const matches = glob ? files.filter((f) => glob.test(f)) : files.filter((f) => f === s || f.startsWith(`${s}/`));
+        const exists = matches.length > 0 || (!glob && dirs.has(s));
+        if (exists) {
+          // Sent to the builder unless .dockerignore drops every file the source names.
+          if (matches.length === 0 || matches.some((f) => inBuildContext(ctx, f))) continue;
+          yield { file, range: src.range, message: `\`${v}\` is excluded by .dockerignore: Docker does not send it to the builder and the image does not build.` };
+          continue;
+        }
+        if (prebuilt && (glob ? ctx.task.files.some((f) => glob.test(f)) : ctx.fileSet.has(s) || taskDirs.has(s))) continue;
         yield { file, range: src.range, message: `\`${v}\` is not in the build context (${ctx.task.environment.contextDir || '.'}/): the image does not build.` };
       }
     }
@@ -218,7 +240,9 @@ export const copySourceMissing: StaticRule = {
 };
 
 export const heredocWithoutSyntax: StaticRule = {
-  id: 'heredoc-without-syntax', class: 'invalidity', severity: 'warning',
+  // info: BuildKit is Docker's default builder (Engine 23+) and Harbor builds through compose, so
+  // a heredoc without the directive builds everywhere current; only the legacy builder fails.
+  id: 'heredoc-without-syntax', class: 'invalidity', severity: 'info',
   title: 'A heredoc in RUN/COPY needs BuildKit\'s Dockerfile syntax 1.4+',
   *check(ctx) {
     const df = ctx.dockerfile();
@@ -228,10 +252,17 @@ export const heredocWithoutSyntax: StaticRule = {
       if (ins.keyword !== 'RUN' && ins.keyword !== 'COPY') continue;
       const first = ins.argsText.split('\n', 1)[0] ?? '';
       if (!/<<-?\s*['"]?[A-Za-z_]\w*['"]?/.test(first) || !ins.argsText.includes('\n')) continue;
-      yield { file, range: ins.range, message: 'This heredoc is only understood by BuildKit with Dockerfile syntax 1.4+: the classic builder reads its body as instructions and the build fails. Add `# syntax=docker/dockerfile:1.4` as the first line, or write the file with printf/COPY.' };
+      yield { file, range: ins.range, message: 'This heredoc needs BuildKit (Docker\'s default builder since Engine 23): the legacy builder reads its body as instructions and the build fails. Add `# syntax=docker/dockerfile:1.4` as the first line, or write the file with printf/COPY.' };
     }
   },
 };
+
+/**
+ * Public images whose \`latest\` moves on every release (Docker Official Images and the common vendor
+ * ones). A task-specific or local image (\`swebench/sweb.eval.…-1234\`, \`myteam-base\`) is often
+ * published under \`latest\` only: there is no other tag to pin, so it is reported at info.
+ */
+export const MOVING_IMAGES = /^(docker\.io\/)?(library\/)?(ubuntu|debian|alpine|python|node|golang|rust|ruby|openjdk|eclipse-temurin|amazoncorretto|gcc|centos|fedora|archlinux|busybox|nginx|httpd|postgres|mysql|mariadb|redis|mongo|php|perl|r-base|julia|haskell|erlang|elixir|swift|maven|gradle|buildpack-deps|rockylinux|almalinux|amazonlinux|oraclelinux|opensuse\/leap|opensuse\/tumbleweed|kalilinux\/kali-rolling|nvidia\/cuda|continuumio\/(miniconda3|anaconda3)|condaforge\/(miniforge3|mambaforge)|jupyter\/[\w-]+|pytorch\/pytorch|tensorflow\/tensorflow|mcr\.microsoft\.com\/[\w/.-]+|ghcr\.io\/astral-sh\/uv|rocker\/[\w-]+|selenium\/[\w-]+|node-red\/node-red)$/i;
 
 export const baseImageUnpinned: StaticRule = {
   id: 'base-image-unpinned', class: 'brittleness', severity: 'warning',
@@ -245,7 +276,15 @@ export const baseImageUnpinned: StaticRule = {
       const img = from.image;
       if (!img || img.includes('$') || img === 'scratch' || stages.has(img.toLowerCase()) || from.digest) continue;
       if (from.tag && from.tag !== 'latest') continue;
-      yield { file, range: from.imageRange ?? from.instruction.range, message: `\`FROM ${img}\` follows ${from.tag ? 'the `latest` tag' : 'an implicit `latest`'}: the environment changes under the task. Pin a version tag (and ideally a digest).` };
+      const name = from.name ?? img.replace(/:latest$/, '');
+      const moving = MOVING_IMAGES.test(name);
+      yield {
+        file, range: from.imageRange ?? from.instruction.range,
+        ...(moving ? {} : { severity: 'info' as const }),
+        message: moving
+          ? `\`FROM ${img}\` follows ${from.tag ? 'the `latest` tag' : 'an implicit `latest`'}: the environment changes under the task with every release. Pin a version tag (and ideally a digest).`
+          : `\`FROM ${img}\` follows ${from.tag ? 'the `latest` tag' : 'an implicit `latest`'}: if this image is ever republished, the environment changes under the task. Pin a digest when there is no version tag.`,
+      };
     }
   },
 };

@@ -223,6 +223,10 @@ export const unconditionalReward: StaticRule = {
   title: 'The verifier writes reward 1 whatever the tests say',
   *check(ctx) {
     if (ctx.task.format !== 'harbor') return;
+    // Under multi_step_reward_strategy "final" only the last step's reward is the task's reward:
+    // an earlier step that always passes grades nothing, which is a choice, not a defect.
+    const step = ctx.task.step;
+    if (step && !step.final && step.rewardStrategy === 'final') return;
     for (const { file, script } of scripts(ctx)) {
       for (const cmd of script.commands) {
         const rw = rewardWriteOf(cmd);

@@ -1,0 +1,151 @@
+import path from 'node:path';
+import type { ParsedDockerfile } from '../../parse/dockerfile';
+import type { AuditContext } from '../context';
+import type { StaticRule } from '../rule';
+import { PATH_IN_TEXT } from './crossFile';
+import { contextCopies, copyDestFor, MOVING_IMAGES, removedLater } from './dockerfile';
+import { filesCopiedBy } from './buildContextFiles';
+import type { Report } from '../rule';
+
+/** Verbs that make a path something the agent must bring into being (not edit, fix or read). */
+const CREATE_VERBS = /\b(create|creates|write|writes|save|saves|produce|produces|generate|generates|output (it |them )?to|store|place|put)\b/i;
+const EDIT_VERBS = /\b(fix|edit|modify|update|repair|debug|refactor|complete|finish|optimi[sz]e|improve|correct|change|patch|read|load|given|provided|existing|contains?|template|skeleton|stub)\b/i;
+
+/** Output paths the instruction asks the agent to create, with the clause that says so. */
+function requiredOutputs(instr: string): string[] {
+  const out = new Set<string>();
+  const re = new RegExp(PATH_IN_TEXT.source, 'g');
+  for (let m = re.exec(instr); m; m = re.exec(instr)) {
+    const p = m[1] ?? '';
+    const lineStart = instr.lastIndexOf('\n', m.index) + 1;
+    const lineEnd = instr.indexOf('\n', m.index);
+    const sentenceStart = Math.max(lineStart, instr.lastIndexOf('. ', m.index) + 1);
+    const clause = instr.slice(sentenceStart, lineEnd < 0 ? instr.length : lineEnd);
+    if (CREATE_VERBS.test(clause) && !EDIT_VERBS.test(clause)) out.add(p);
+  }
+  return [...out];
+}
+
+/** Absolute image paths each COPY/ADD from the build context writes, with the instruction's line. */
+function imageFiles(ctx: AuditContext, df: ParsedDockerfile): Map<string, number> {
+  const out = new Map<string, number>();
+  let wd = '/';
+  const copies = new Set(contextCopies(df).map((c) => c.instruction));
+  for (const ins of df.instructions) {
+    if (ins.keyword === 'WORKDIR' && ins.args[0]) wd = path.posix.resolve(wd, ins.args[0].value);
+    if (!copies.has(ins)) continue;
+    const copy = contextCopies(df).find((c) => c.instruction === ins);
+    if (!copy) continue;
+    const line = ins.range.start.line;
+    for (const src of copy.sources) {
+      const s = src.value.replace(/^\.\//, '').replace(/\/+$/, '');
+      const spread = filesCopiedBy(ctx, copy, src.value);
+      const dests = spread.length > 0 ? spread.map((f) => f.dest) : [copyDestFor(copy, s)];
+      for (const d of dests) {
+        const abs = path.posix.resolve(wd, d);
+        if (!removedLater(df, line, abs)) out.set(abs, line);
+      }
+    }
+  }
+  return out;
+}
+
+export const outputAlreadyInImage: StaticRule = {
+  id: 'output-already-in-image', class: 'misalignment', severity: 'error',
+  title: 'The file the agent must create is already in the image, and the oracle never writes it',
+  *check(ctx) {
+    const df = ctx.dockerfile();
+    const sol = ctx.text(ctx.solutionScript) ?? (ctx.task.solution.commands ?? []).map((c) => c.command).join('\n');
+    const instr = ctx.instruction();
+    // Without a reference solution there is no evidence of which file the oracle produces.
+    if (!df || !instr || !ctx.task.solution.file) return;
+    const wanted = requiredOutputs(instr);
+    if (wanted.length === 0) return;
+    const shipped = imageFiles(ctx, df);
+    const tests = [...ctx.verifierScripts, ...ctx.testPython].map((f) => ctx.text(f) ?? '').join('\n');
+    const file = ctx.task.environment.dockerfile ?? 'Dockerfile';
+    for (const p of wanted) {
+      const line = shipped.get(p);
+      if (line === undefined) continue;
+      const name = path.posix.basename(p);
+      // The tests must grade it, and the oracle must leave it as shipped: then the shipped file is what passes.
+      if (!tests.includes(name) || sol.includes(name)) continue;
+      const ins = df.instructions.find((i) => i.range.start.line === line);
+      yield {
+        file, ...(ins ? { range: ins.range } : {}),
+        message: `The instruction asks the agent to create ${p}, but this line already puts it in the image and the reference solution never writes it: the tests grade the shipped file, so an agent that does nothing passes.`,
+      };
+    }
+  },
+};
+
+/** Terminal-Bench 1's own base images ship tmux and asciinema. */
+const TB1_BASE = /^ghcr\.io\/laude-institute\/t-bench\//;
+
+export const tb1TerminalToolsMissing: StaticRule = {
+  // info by default: Taskwright's own offline harness (and its TB1 starter and generator) runs such
+  // images fine; raise it to error in taskwright.json when the tasks go to Terminal-Bench 1 itself.
+  id: 'tb1-terminal-tools-missing', class: 'invalidity', severity: 'info',
+  title: 'A Terminal-Bench 1 image lacks tmux (or asciinema while recording is on)',
+  *check(ctx) {
+    if (ctx.task.format !== 'tb1') return;
+    const df = ctx.dockerfile();
+    const final = df?.froms[df.froms.length - 1];
+    if (!df || !final) return;
+    const image = final.name ?? final.image;
+    // Only stock public images are known to lack the tools; a custom base may well have them.
+    if (TB1_BASE.test(image) || !MOVING_IMAGES.test(image)) return;
+    const missing = ['tmux', ...(ctx.task.agent.recordsSession !== false ? ['asciinema'] : [])].filter((tool) => !new RegExp(`\\b${tool}\\b`).test(df.text));
+    if (missing.length === 0) return;
+    yield {
+      file: ctx.task.environment.dockerfile ?? 'Dockerfile', range: final.imageRange ?? final.instruction.range,
+      message: `Terminal-Bench 1 drives the agent through tmux${missing.includes('asciinema') ? ' and records it with asciinema (disable_asciinema is not set)' : ''}, and refuses to start when ${missing.join(' or ')} is missing: \`${final.image}\` does not have ${missing.length > 1 ? 'them' : 'it'} and this Dockerfile never installs ${missing.length > 1 ? 'them' : 'it'}. Install ${missing.join(' and ')}${missing.includes('asciinema') ? ', or set disable_asciinema: true' : ''}.`,
+    };
+  },
+};
+
+/** Names that say "expected answer" outright (an encrypted `.enc` oracle payload is not readable, so not one). */
+const ANSWER_NAME = /(^|\/)(expected|golden|ground[_-]?truth|answers?|reference[_-]?(output|answer|solution)|solution[_-]?output)([_.\-/]|$)/i;
+/** Data a test compares against (code the tests run is the agent's business). */
+const DATA_FILE = /\.(json|jsonl|csv|tsv|txt|ya?ml|xml|npy|npz|parquet|pkl|out|ans|expected|md5|sha256|sig)$/i;
+
+/**
+ * Expected answers in the agent's image, decided by where a file comes from and who uses it: a data
+ * file COPY'd into the image that the tests open by its image path, that the instruction never gives
+ * the agent and the reference solution never reads or writes, exists only for grading, so the agent
+ * can read what the tests compare against. Files named as expected answers count whoever reads them.
+ */
+export const answerInImage: StaticRule = {
+  id: 'answer-in-image', class: 'misalignment', severity: 'warning',
+  title: 'Expected answers are copied into the agent\'s image',
+  *check(ctx) {
+    const df = ctx.dockerfile();
+    if (!df) return;
+    const file = ctx.task.environment.dockerfile ?? 'Dockerfile';
+    const tests = [...ctx.verifierScripts, ...ctx.testPython].map((f) => ctx.text(f) ?? '').join('\n');
+    // Every step's instruction: a file one step hands the agent is not a secret of another.
+    const instr = [ctx.instruction(), ...(ctx.task.steps ?? []).map((st) => st.instruction ?? '')].join('\n');
+    const sol = ctx.text(ctx.solutionScript) ?? (ctx.task.solution.commands ?? []).map((c) => c.command).join('\n');
+    const byLine = new Map<number, string[]>();
+    for (const [dest, line] of imageFiles(ctx, df)) {
+      const name = path.posix.basename(dest);
+      // An answer is what the verifier compares against: the tests must reach it (by name or by a
+      // folder of it), and the instruction must not hand it to the agent (by name or folder).
+      const folders = dest.split('/').slice(1, -1).filter((d) => ANSWER_NAME.test(`/${d}`));
+      const reachedByTests = tests.includes(name) || folders.some((d) => tests.includes(d));
+      const givenToAgent = instr.includes(name) || folders.some((d) => instr.includes(d));
+      const named = ANSWER_NAME.test(dest) && reachedByTests && !givenToAgent;
+      const gradingOnly = DATA_FILE.test(name) && tests.includes(dest) && !instr.includes(name) && !sol.includes(name) && ctx.task.solution.file !== undefined;
+      if (!named && !gradingOnly) continue;
+      byLine.set(line, [...(byLine.get(line) ?? []), dest]);
+    }
+    for (const [line, hits] of byLine) {
+      const ins = df.instructions.find((i) => i.range.start.line === line);
+      const r: Report = {
+        file, ...(ins ? { range: ins.range } : {}),
+        message: `The image receives ${hits.slice(0, 3).join(', ')}${hits.length > 3 ? ` and ${hits.length - 3} more` : ''}: ${hits.some((h) => tests.includes(h)) ? 'the tests read it, but the instruction and the reference solution never use it, so it is grading data' : 'named as expected answers'}, readable by the agent. Keep it under tests/ (copied in only at verification).`,
+      };
+      yield r;
+    }
+  },
+};
