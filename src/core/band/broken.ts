@@ -22,6 +22,7 @@ export function brokenFromValidationTrials(records: readonly TrialRecord[]): Map
       continue;
     }
     if (r.outcome === 'cancelled') continue;
+    if (r.taskProblem) add(r, r.taskProblem.rule);
     if (r.agent === 'oracle' && r.outcome !== 'passed') add(r, 'oracle fails');
     if (r.agent === 'nop' && r.outcome === 'passed') add(r, 'nop passes');
   }

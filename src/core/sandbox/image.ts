@@ -3,6 +3,7 @@ import path from 'node:path';
 import type { Task } from '../model/task';
 import { readBuildContext } from './buildContext';
 import { readComposeMain } from './compose';
+import { assertInsideTask } from './contain';
 import { InfraError, LABEL, LABEL_TASK, type ContainerRuntime } from './runtime';
 
 /** The image a task's trials start from, and how it was obtained. */
@@ -112,8 +113,11 @@ export class ImageCache {
     for (const n of notes) log(`note: ${n}\n`);
 
     if (contextDir && dockerfile) {
+      // A compose `build.context: ../..` or an environment folder linked elsewhere would send host files.
+      assertInsideTask(task.dir, contextDir);
+      assertInsideTask(task.dir, dockerfile);
       if (!fs.existsSync(dockerfile)) throw new InfraError('build-failed', `${task.id}: Dockerfile ${path.relative(task.dir, dockerfile)} does not exist`, false);
-      const ctx = readBuildContext(contextDir, dockerfile);
+      const ctx = readBuildContext(contextDir, dockerfile, task.dir);
       const ref = `${imageRepo(task.id)}:${ctx.hash.slice(0, 16)}`;
       if (this.known.has(ref) || (await this.runtime.imageExists(ref))) {
         this.known.add(ref);
@@ -124,7 +128,7 @@ export class ImageCache {
       const started = Date.now();
       try {
         await this.runtime.buildImage({
-          context: ctx.tar, dockerfile: ctx.dockerfile, tag: ref,
+          context: ctx.tar(), dockerfile: ctx.dockerfile, tag: ref,
           labels: { [LABEL]: '1', [LABEL_TASK]: task.id },
           timeoutSec: task.timeouts.buildSec, onLog: log, signal: opts.signal,
         });
