@@ -173,17 +173,32 @@ export class DockerodeRuntime implements ContainerRuntime {
     }
     const out = new PassThrough();
     const err = new PassThrough();
-    out.on('data', (c: Buffer) => { stdout.push(c); req.onStdout?.(c); });
-    err.on('data', (c: Buffer) => { stderr.push(c); req.onStderr?.(c); });
+    // The callers' callbacks write logs: a failure there (a full disk) ends the exec and is rethrown
+    // after it, never thrown inside the stream's event handler (that would crash the process).
+    let callbackError: unknown;
+    let endEarly: (() => void) | undefined;
+    const guarded = (buf: OutputBuffer, cb: ((c: Buffer) => void) | undefined) => (c: Buffer): void => {
+      buf.push(c);
+      if (!cb || callbackError !== undefined) return;
+      try {
+        cb(c);
+      } catch (e) {
+        callbackError = e;
+        endEarly?.();
+      }
+    };
+    out.on('data', guarded(stdout, req.onStdout));
+    err.on('data', guarded(stderr, req.onStderr));
     this.docker.modem.demuxStream(stream, out, err);
 
-    type End = 'done' | 'timeout' | 'cancelled' | 'engine';
+    type End = 'done' | 'timeout' | 'cancelled' | 'engine' | 'callback';
     let timer: NodeJS.Timeout | undefined;
     let onAbort: (() => void) | undefined;
     // A quiet stream may be a quiet command or a frozen engine: a health ping tells them apart.
     let heartbeat: NodeJS.Timeout | undefined;
     let engineDown: InfraError | undefined;
     const end = await new Promise<End>((resolve) => {
+      endEarly = () => resolve('callback');
       heartbeat = setInterval(() => {
         this.ping().catch((e: unknown) => {
           engineDown = e instanceof InfraError ? e : new InfraError('engine-timeout', message(e));
@@ -203,6 +218,10 @@ export class DockerodeRuntime implements ContainerRuntime {
     if (timer) clearTimeout(timer);
     clearInterval(heartbeat);
     if (onAbort) req.signal?.removeEventListener('abort', onAbort);
+    if (end === 'callback') {
+      (stream as unknown as { destroy?: () => void }).destroy?.();
+      throw callbackError;
+    }
     if (end === 'engine') {
       (stream as unknown as { destroy?: () => void }).destroy?.();
       throw engineDown ?? new InfraError('engine-timeout', `Docker Engine at ${this.endpoint} stopped answering`);
