@@ -62,7 +62,7 @@ async function runCase(c: Case, work: string): Promise<Row> {
     }
   }, c.verbose ? 250 : 1);
   child.stdout.on('data', () => undefined);
-  await new Promise<void>((resolve) => child.on('exit', () => resolve()));
+  await new Promise<void>((resolve) => child.on('close', () => resolve()));
   clearInterval(drain);
   for (let c2 = child.stderr.read() as Buffer | null; c2; c2 = child.stderr.read() as Buffer | null) err = (err + c2.toString()).slice(-4096);
   const peakKb = Number(/(\d+)\s*$/.exec(err.trim())?.[1] ?? NaN);
