@@ -44,11 +44,12 @@ export function boolOpt(args: ParsedArgs, name: string): boolean {
   return args.values[name] === true;
 }
 
-export function intOpt(args: ParsedArgs, name: string, fallback: number, min = 1): number {
+/** A whole number option within [min, max]: `1e20`, `0x10` or `2.5` are refused, not taken at face value. */
+export function intOpt(args: ParsedArgs, name: string, fallback: number, min = 1, max = 100_000): number {
   const v = stringOpt(args, name);
   if (v === undefined) return fallback;
-  const n = Number(v);
-  if (!Number.isInteger(n) || n < min) throw new UsageError(`--${name} takes a whole number of at least ${min} (got '${v}')`);
+  const n = /^\s*-?\d+\s*$/.test(v) ? Number(v) : NaN;
+  if (!Number.isSafeInteger(n) || n < min || n > max) throw new UsageError(`--${name} takes a whole number from ${min} to ${max} (got '${v}')`);
   return n;
 }
 

@@ -1,5 +1,6 @@
 import { COMMANDS } from './commands/index';
 import { UsageError, parseCommandArgs, type CliCommand, type CliIo } from './command';
+import { engineTimeoutMs } from '../core/sandbox/engineDeadline';
 import { VERSION } from './version';
 
 function globalHelp(): string {
@@ -46,7 +47,9 @@ export async function main(argv: string[], io: CliIo): Promise<number> {
       io.err(`taskwright ${cmd.name}: ${e.message}\n\nUsage: ${cmd.usage}`);
       return 2;
     }
-    io.err(`taskwright ${cmd.name}: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`);
+    // One line, never a stack trace (TASKWRIGHT_DEBUG=1 shows it): the message names the file or task.
+    const debug = io.env.TASKWRIGHT_DEBUG === '1' && e instanceof Error;
+    io.err(`taskwright ${cmd.name}: ${debug ? (e.stack ?? e.message) : e instanceof Error ? e.message : String(e)}`);
     return 1;
   }
 }
@@ -60,6 +63,12 @@ export function runCli(): void {
     if (interrupts > 1) process.exit(130);
     process.stderr.write(`\ntaskwright: ${sig} received, stopping and cleaning up (again to force)…\n`);
     controller.abort(new Error(`interrupted by ${sig}`));
+    // The first Ctrl-C always stops: if cleanup hangs (a frozen engine), leave after the engine
+    // deadline; the next run's reaper removes what is left.
+    setTimeout(() => {
+      process.stderr.write('taskwright: cleanup did not finish in time (is the Docker Engine frozen?); leftovers are removed by the next run\n');
+      process.exit(130);
+    }, engineTimeoutMs() + 5000).unref();
   };
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);

@@ -270,4 +270,9 @@ export const CASES: readonly RuleCase[] = [
     bad: { 'solution/solve.sh': '#!/bin/bash\npip install pandas\npython3 /app/solve.py\n' },
     good: { 'solution/solve.sh': '#!/bin/bash\npip install pandas==2.2.3\npython3 /app/solve.py\n' },
   },
+  {
+    rule: 'path-outside-task', base: 'clean-tb1',
+    bad: { 'docker-compose.yaml': 'services:\n  client:\n    build:\n      context: ../..\n      dockerfile: Dockerfile\n' },
+    good: { 'docker-compose.yaml': 'services:\n  client:\n    build:\n      context: .\n      dockerfile: Dockerfile\n' },
+  },
 ];

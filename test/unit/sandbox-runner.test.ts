@@ -10,6 +10,7 @@ import { TrialRunner } from '../../src/core/sandbox/runner';
 import {
   InfraError, type BuildSpec, type ContainerRuntime, type ContainerSpec, type ContainerSummary, type ExecOutcome, type ExecRequest,
 } from '../../src/core/sandbox/runtime';
+import { Readable } from 'node:stream';
 import { packTar } from '../../src/core/sandbox/tar';
 
 const fixture = path.resolve(__dirname, '../../../test/fixtures/sandbox/harbor-valid');
@@ -34,8 +35,8 @@ class FakeRuntime implements ContainerRuntime {
     return Promise.resolve({ exitCode: 0, stdout: '', stderr: '', timedOut: false, cancelled: false, durationMs: 1 });
   }
   putArchive(): Promise<void> { return Promise.resolve(); }
-  getArchive(): Promise<Buffer | undefined> {
-    return Promise.resolve(packTar([{ name: 'verifier', mode: 0o755, type: 'dir' }, { name: 'verifier/reward.txt', mode: 0o644, type: 'file', data: Buffer.from(this.reward) }]));
+  getArchive(): Promise<Readable | undefined> {
+    return Promise.resolve(Readable.from([packTar([{ name: 'verifier', mode: 0o755, type: 'dir' }, { name: 'verifier/reward.txt', mode: 0o644, type: 'file', data: Buffer.from(this.reward) }])]));
   }
   remove(id: string): Promise<void> { this.removed.push(id); return Promise.resolve(); }
   listByLabel(): Promise<ContainerSummary[]> { return Promise.resolve([]); }

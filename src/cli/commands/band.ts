@@ -1,3 +1,4 @@
+import fs from 'node:fs';
 import path from 'node:path';
 import { DEFAULT_BAND_THRESHOLDS, DEFAULT_K, parseThresholds } from '../../core/band/classify';
 import { computeBand } from '../../core/band/compute';
@@ -54,14 +55,22 @@ export const bandCommand: CliCommand = {
       }
     }
     const paths = args.positionals.length ? args.positionals.map((p) => path.resolve(io.cwd, p)) : [defaultResultsDir(io.cwd)];
+    args.positionals.forEach((p, i) => {
+      if (!fs.existsSync(paths[i]!)) throw new UsageError(`no such file or folder: ${p}`);
+    });
+    const html = stringOpt(args, 'html');
+    const htmlFile = html === undefined ? undefined : path.resolve(io.cwd, html);
+    // Checked before the (possibly long) count, so a typo costs nothing.
+    if (htmlFile !== undefined) {
+      const dir = path.dirname(htmlFile);
+      if (!fs.existsSync(dir) || !fs.statSync(dir).isDirectory()) throw new UsageError(`--html ${html}: the folder ${path.dirname(html ?? '') || '.'} does not exist`);
+      if (fs.existsSync(htmlFile) && fs.statSync(htmlFile).isDirectory()) throw new UsageError(`--html ${html}: is a folder; name the HTML file to write`);
+    }
     const model = stringOpt(args, 'model');
     const checkpoint = stringOpt(args, 'checkpoint');
     const { report, warnings } = computeBand(paths, { k, thresholds, ...(model ? { model } : {}), ...(checkpoint ? { checkpoint } : {}) });
     for (const w of warnings) io.err(`taskwright band: ${w}`);
-    const html = stringOpt(args, 'html');
-    if (html !== undefined) {
-      await renderBandHtml(report, path.resolve(io.cwd, html));
-    }
+    if (htmlFile !== undefined) await renderBandHtml(report, htmlFile);
     if (format === 'json') io.out(JSON.stringify(report, null, 2));
     else if (format === 'csv') io.out(renderBandCsv(report));
     else io.out(renderBandText(report, { tasks: !boolOpt(args, 'no-tasks') }));

@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { AgentSpecError, createAgent } from '../../core/agents/factory';
+import { isDiskFull } from '../../core/results/diskFull';
 import { newRunId, RunStore } from '../../core/results/store';
 import type { TrialRecord } from '../../core/results/trial';
 import { DockerodeRuntime } from '../../core/sandbox/dockerRuntime';
@@ -29,7 +30,8 @@ export const runCommand: CliCommand = {
     '  --results DIR     results store (default .taskwright/runs)',
     '  --json            print the trial records as JSON',
     '',
-    'Exit status: 0 when the run completed, 1 when the engine is unreachable, 2 on usage errors, 130 when interrupted.',
+    'Exit status: 0 when the run completed, 1 when the engine is unreachable or the run had to stop (full disk,',
+    'frozen engine), 2 on usage errors, 130 when interrupted.',
   ].join('\n'),
   options: {
     agent: { type: 'string' }, attempts: { type: 'string' }, concurrency: { type: 'string' }, retries: { type: 'string' },
@@ -50,10 +52,11 @@ export const runCommand: CliCommand = {
     const concurrency = intOpt(args, 'concurrency', 2);
     const retries = intOpt(args, 'retries', 2, 0);
     const checkpoint = stringOpt(args, 'checkpoint');
+    const resultsDir = resultsDirOf(args, io);
     const targets = await resolveTargets(args.positionals, io);
     const runtime = new DockerodeRuntime();
     if (!(await prepareEngine(runtime, io))) return 1;
-    const store = RunStore.create(resultsDirOf(args, io), {
+    const store = RunStore.create(resultsDir, {
       id: newRunId(agent.spec.replace(/[^A-Za-z0-9]+/g, '-').slice(0, 24)), kind: 'run', agent: agent.spec,
       ...(agent.model ? { model: agent.model } : {}), ...(checkpoint ? { checkpoint } : {}),
       tasks: targets.map((t) => t.path), attempts, concurrency, retries,
@@ -72,7 +75,16 @@ export const runCommand: CliCommand = {
     });
     const records = results.flat().map((r) => r.record);
     const counts = countOutcomes(records);
-    store.finish(counts);
+    try {
+      store.finish(counts);
+    } catch (e) {
+      if (!isDiskFull(e)) throw e;
+      runner.stop(`the disk is full: ${e instanceof Error ? e.message : String(e)}`);
+    }
+    if (runner.stopReason) {
+      io.err(`taskwright: the run stopped: ${runner.stopReason}. Containers removed; the trials recorded before it are kept in ${rel}.`);
+      return 1;
+    }
     if (json) io.out(JSON.stringify({ version: 1, results: rel, trials: records }, null, 2));
     else io.out(`${Object.entries(counts).map(([k, v]) => `${v} ${k}`).join(', ') || 'no trials'} — results in ${rel}`);
     if (io.signal.aborted) {

@@ -1,3 +1,4 @@
+import fs from 'node:fs';
 import path from 'node:path';
 import { findingToJson, type FindingJson } from '../../core/report/findingJson';
 import { defaultResultsDir, newRunId, RunStore } from '../../core/results/store';
@@ -27,9 +28,18 @@ export async function resolveTargets(given: readonly string[], io: CliIo): Promi
   return loadTargets(given, io, { requireTasks: true });
 }
 
+/** The results folder (`--results`); one that names a file is a usage error, not a crash later. */
 export function resultsDirOf(args: ParsedArgs, io: CliIo): string {
   const d = stringOpt(args, 'results');
-  return d ? path.resolve(io.cwd, d) : defaultResultsDir(io.cwd);
+  const dir = d ? path.resolve(io.cwd, d) : defaultResultsDir(io.cwd);
+  let st: fs.Stats | undefined;
+  try {
+    st = fs.statSync(dir);
+  } catch {
+    st = undefined;
+  }
+  if (st && !st.isDirectory()) throw new UsageError(`--results ${d ?? dir}: is a file, not a folder`);
+  return dir;
 }
 
 /** Checks the engine and reaps orphans of killed runs; prints a clear message when the engine is missing. */
@@ -83,12 +93,13 @@ export const validateCommand: CliCommand = {
     const runs = intOpt(args, 'runs', 3);
     const concurrency = intOpt(args, 'concurrency', 2);
     const retries = intOpt(args, 'retries', 2, 0);
+    const resultsDir = resultsDirOf(args, io);
     const format = choiceOpt(args, 'format', ['text', 'json'] as const, 'text');
     const verbose = boolOpt(args, 'verbose');
     const targets = await resolveTargets(args.positionals, io);
     const runtime = new DockerodeRuntime();
     if (!(await prepareEngine(runtime, io))) return 1;
-    const store = RunStore.create(resultsDirOf(args, io), {
+    const store = RunStore.create(resultsDir, {
       id: newRunId('validate'), kind: 'validate', tasks: targets.map((t) => t.path), attempts: runs, concurrency, retries,
       startedAt: new Date().toISOString(), endpoint: runtime.endpoint, pid: process.pid,
     });

@@ -57,7 +57,13 @@ export function createPolicyAgent(spec: string, options: PolicyAgentOptions = {}
       return new TerminalAgent(spec, chat, options);
     }
     case 'openai': {
-      const { model, baseURL } = parseOpenAISpec(rest);
+      const parsed = parseOpenAISpec(rest);
+      const { model } = parsed;
+      // Never a request to an endpoint the user did not name: the SDK would default to api.openai.com.
+      const baseURL = parsed.baseURL ?? (process.env.OPENAI_BASE_URL || undefined);
+      if (!baseURL) {
+        throw new PolicySpecError(`${spec}: name the server, e.g. openai:${model}@http://127.0.0.1:8000/v1 (or set OPENAI_BASE_URL; for OpenAI itself openai:${model}@https://api.openai.com/v1)`);
+      }
       const apiKey = secrets('OPENAI_API_KEY');
       const o: OpenAICompatibleOptions = { model, ...common, ...stream, ...(baseURL ? { baseURL } : {}), ...(apiKey ? { apiKey } : {}) };
       return new TerminalAgent(spec, new OpenAICompatibleChat(o), options);

@@ -2,6 +2,7 @@ import { LOADER_RULES as LOADER_SEVERITY } from '../loader/index';
 import { metaOf, type RuleMeta, type RuleSpec, type StaticRule } from './rule';
 import * as dockerfile from './rules/dockerfile';
 import * as cross from './rules/crossFile';
+import { pathOutsideTask } from './rules/pathOutsideTask';
 import * as py from './rules/pythonTests';
 import * as answers from './rules/answerChecks';
 import * as testNetwork from './rules/testNetwork';
@@ -84,6 +85,7 @@ export const STATIC_RULES: readonly StaticRule[] = [
   cross.malformedDataFile,
   cross.llmArtifactInTask,
   cross.solutionUnpinnedDependency,
+  pathOutsideTask,
 ];
 
 export const RULES: readonly RuleMeta[] = [

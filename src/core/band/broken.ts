@@ -1,5 +1,5 @@
 import type { TrialRecord } from '../results/trial';
-import { recordTaskId } from './fromRecords';
+import { recordTaskId, recordTaskKey } from './fromRecords';
 
 /**
  * Tasks that validation showed to be broken — the oracle fails, the environment does not build, or
@@ -9,12 +9,21 @@ import { recordTaskId } from './fromRecords';
 export function brokenFromValidationTrials(records: readonly TrialRecord[]): Map<string, string> {
   const reasons = new Map<string, Set<string>>();
   const paths = new Map<string, string>();
-  const add = (r: TrialRecord, why: string): void => {
+  const idsOf = new Map<string, Set<string>>();
+  const idOfKey = new Map<string, string>();
+  for (const r of records) {
     const id = recordTaskId(r);
-    paths.set(id, r.task);
-    const s = reasons.get(id) ?? new Set<string>();
+    const set = idsOf.get(id) ?? new Set<string>();
+    set.add(recordTaskKey(r));
+    idsOf.set(id, set);
+  }
+  const add = (r: TrialRecord, why: string): void => {
+    const key = recordTaskKey(r);
+    paths.set(key, r.task);
+    idOfKey.set(key, recordTaskId(r));
+    const s = reasons.get(key) ?? new Set<string>();
     s.add(why);
-    reasons.set(id, s);
+    reasons.set(key, s);
   };
   for (const r of records) {
     if (r.outcome === 'infra-error') {
@@ -22,14 +31,19 @@ export function brokenFromValidationTrials(records: readonly TrialRecord[]): Map
       continue;
     }
     if (r.outcome === 'cancelled') continue;
+    if (r.taskProblem) add(r, r.taskProblem.rule);
     if (r.agent === 'oracle' && r.outcome !== 'passed') add(r, 'oracle fails');
     if (r.agent === 'nop' && r.outcome === 'passed') add(r, 'nop passes');
   }
   const out = new Map<string, string>();
-  for (const [id, why] of reasons) {
+  for (const [key, why] of reasons) {
     const text = [...why].sort().join(', ');
-    out.set(id, text);
-    out.set(paths.get(id)!, text);
+    const p = paths.get(key)!;
+    out.set(p, text);
+    out.set(key, text);
+    // By id too (rollouts may name the task another way), unless two tasks share that id.
+    const id = idOfKey.get(key)!;
+    if ((idsOf.get(id)?.size ?? 0) <= 1) out.set(id, text);
   }
   return out;
 }

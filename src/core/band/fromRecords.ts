@@ -32,6 +32,15 @@ export function recordTaskId(r: Pick<TrialRecord, 'task' | 'taskId'>): string {
   return r.taskId ?? path.basename(r.task.replace(/[\\/]+$/, ''));
 }
 
+/**
+ * What tells tasks apart when counting: the task's path as recorded (normalised), never its folder
+ * name or id alone — `a/hello` and `b/hello` are two tasks. Imports without a path use their name.
+ */
+export function recordTaskKey(r: Pick<TrialRecord, 'task' | 'taskId'>): string {
+  const p = r.task.replace(/\\/g, '/').replace(/\/+$/, '').replace(/^(\.\/)+/, '');
+  return p || recordTaskId(r);
+}
+
 interface MutableTask {
   id: string;
   path: string;
@@ -79,10 +88,11 @@ export function tallyRecords(sets: readonly RecordSet[], filter: RecordFilter = 
       m.agents.add(r.agent);
       m.sources.add(set.source);
       const id = recordTaskId(r);
-      let t = m.tasks.get(id);
+      const key = recordTaskKey(r);
+      let t = m.tasks.get(key);
       if (!t) {
         t = { id, path: r.task, attempts: new Map(), infraErrors: 0, possiblyInfra: 0, pending: false, expected: new Map() };
-        m.tasks.set(id, t);
+        m.tasks.set(key, t);
       }
       t.expected.set(set.source, set);
       const akey = `${set.source}\u0000${r.attempt}`;

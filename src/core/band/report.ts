@@ -42,7 +42,8 @@ const collator = new Intl.Collator('en', { numeric: true, sensitivity: 'base' })
 
 function brokenReason(t: TaskTally, broken?: BrokenTasks): string | undefined {
   if (!broken) return undefined;
-  return broken.get(t.id) ?? broken.get(t.path);
+  // The path first: two tasks may share a folder name (and so an id).
+  return broken.get(t.path) ?? broken.get(t.id);
 }
 
 export function taskRow(t: TaskTally, k: number, th: BandThresholds, broken?: BrokenTasks): TaskBandRow {

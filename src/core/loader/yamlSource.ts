@@ -1,8 +1,13 @@
-import { isMap, isNode, isScalar, isSeq, parseDocument, type Node } from 'yaml';
+import { isMap, isNode, isScalar, isSeq, parseDocument, visit, type Node } from 'yaml';
 import { LineIndex, type Range } from '../model/positions';
 import { joinPath, type SourceMap } from './sourceMap';
 
 const MAX_FLOW_DEPTH = 64;
+/**
+ * Resolving an alias searches the whole document, so many aliases cost quadratic time; a task file
+ * never needs more than a handful. Past this the file is refused with a problem.
+ */
+export const MAX_YAML_ALIASES = 256;
 
 export interface YamlParse {
   /** The document as plain data (as far as the parser recovered it); undefined when empty or unusable. */
@@ -21,7 +26,8 @@ export function parseYamlWithSources(text: string): YamlParse {
   }
   let doc: ReturnType<typeof parseDocument>;
   try {
-    doc = parseDocument(text, { uniqueKeys: true, prettyErrors: false, logLevel: 'error' });
+    // Duplicate keys are checked below in one pass: the parser's own check is quadratic in a map's size.
+    doc = parseDocument(text, { uniqueKeys: false, prettyErrors: false, logLevel: 'error' });
   } catch (e) {
     // The parser recurses on nesting; a pathological document must not take the loader down.
     return { data: undefined, sources: new Map(), errors: [{ message: e instanceof Error ? e.message : String(e), range: lines.rangeOf(0, 0) }] };
@@ -30,7 +36,30 @@ export function parseYamlWithSources(text: string): YamlParse {
     message: e.message.split('\n')[0] ?? e.message,
     range: lines.rangeOf(e.pos[0], Math.max(e.pos[0], e.pos[1])),
   }));
+  let aliases = 0;
+  let firstAlias = 0;
+  visit(doc, {
+    Alias(_k, node) {
+      if (aliases++ === 0) firstAlias = node.range?.[0] ?? 0;
+    },
+    Map(_k, node) {
+      const seen = new Set<string>();
+      for (const pair of node.items) {
+        if (!isScalar(pair.key)) continue;
+        const name = String(pair.key.value);
+        if (seen.has(name)) {
+          const r = pair.key.range ?? [0, 0];
+          errors.push({ message: 'Map keys must be unique', range: lines.rangeOf(r[0], Math.max(r[0], r[1])) });
+        }
+        seen.add(name);
+      }
+    },
+  });
   let data: unknown;
+  if (aliases > MAX_YAML_ALIASES) {
+    errors.push({ message: `${aliases} YAML aliases (*name), more than the ${MAX_YAML_ALIASES} a task file may use: refused (resolving them would take quadratic time)`, range: lines.rangeOf(firstAlias, firstAlias + 1) });
+    return { data: undefined, sources: new Map(), errors };
+  }
   try {
     // A small alias budget keeps "billion laughs" documents from exhausting memory.
     data = doc.toJS({ maxAliasCount: 100 });

@@ -19,6 +19,8 @@ export const TRIAL_OUTCOMES: readonly TrialOutcome[] = [
 export type InfraKind =
   | 'build-failed'
   | 'engine-unreachable'
+  | 'engine-timeout'
+  | 'disk-full'
   | 'image-missing'
   | 'container-start'
   | 'copy-failed'
@@ -59,6 +61,8 @@ export interface TrialRecord {
   /** TB1: tests that were skipped or xfailed yet counted as passed by TB1's parser. */
   readonly countedSkips?: number;
   readonly error?: string;
+  /** A problem of the task itself found while running it (e.g. `path-outside-task`): no verdict was possible. */
+  readonly taskProblem?: { readonly rule: string; readonly message: string };
   readonly usage?: { readonly input: number; readonly output: number; readonly cacheRead?: number; readonly cacheWrite?: number };
   readonly costUsd?: number;
   readonly steps?: number;

@@ -1,7 +1,9 @@
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { entriesFromDir, packTar, type TarEntry } from './tar';
+import type { Readable } from 'node:stream';
+import { assertInsideTask } from './contain';
+import { entriesFromDir, tarSize, tarStream, type TarEntry } from './tar';
 
 /**
  * A task's build context: the files Docker would receive (after `.dockerignore`), their content
@@ -9,7 +11,9 @@ import { entriesFromDir, packTar, type TarEntry } from './tar';
  */
 export interface BuildContext {
   readonly hash: string;
-  readonly tar: Buffer;
+  /** A fresh stream of the context's archive (files read as it is consumed). */
+  readonly tar: () => Readable;
+  readonly bytes: number;
   /** Dockerfile path inside the context. */
   readonly dockerfile: string;
   readonly files: number;
@@ -41,14 +45,32 @@ export function dockerignoreMatcher(text: string): (rel: string) => boolean {
   };
 }
 
-export function readBuildContext(contextDir: string, dockerfileAbs: string): BuildContext {
+function hashFile(h: ReturnType<typeof createHash>, file: string): void {
+  const fd = fs.openSync(file, 'r');
+  try {
+    const buf = Buffer.allocUnsafe(1024 * 1024);
+    for (let n = fs.readSync(fd, buf); n > 0; n = fs.readSync(fd, buf)) h.update(n === buf.length ? buf : buf.subarray(0, n));
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+/**
+ * The context as Docker would send it. With `taskDir`, the context folder, the Dockerfile and every
+ * symlink in the context must stay inside the task folder (PathOutsideTaskError otherwise).
+ */
+export function readBuildContext(contextDir: string, dockerfileAbs: string, taskDir?: string): BuildContext {
+  if (taskDir) {
+    assertInsideTask(taskDir, contextDir);
+    assertInsideTask(taskDir, dockerfileAbs);
+  }
   const ignorePath = path.join(contextDir, '.dockerignore');
   const ignored = fs.existsSync(ignorePath) ? dockerignoreMatcher(fs.readFileSync(ignorePath, 'utf8')) : () => false;
   const relDockerfile = path.relative(contextDir, dockerfileAbs).split(path.sep).join('/');
   const inside = !relDockerfile.startsWith('..') && !path.isAbsolute(relDockerfile);
   // Docker always sends the Dockerfile and .dockerignore, whatever the ignore file says.
   const keep = (rel: string): boolean => rel === relDockerfile || rel === '.dockerignore' || !ignored(rel);
-  const entries: TarEntry[] = entriesFromDir(contextDir, '', (rel) => keep(rel));
+  const entries: TarEntry[] = entriesFromDir(contextDir, '', { filter: (rel) => keep(rel), ...(taskDir ? { within: taskDir } : {}) });
   let dockerfile = relDockerfile;
   if (!inside) {
     dockerfile = '.taskwright.Dockerfile';
@@ -59,8 +81,9 @@ export function readBuildContext(contextDir: string, dockerfileAbs: string): Bui
   for (const e of entries) {
     h.update(`${e.type}\0${e.name}\0${e.mode & 0o111 ? 'x' : '-'}\0`);
     if (e.data) h.update(e.data);
+    else if (e.source) hashFile(h, e.source);
     if (e.linkTarget) h.update(e.linkTarget);
     h.update('\0');
   }
-  return { hash: h.digest('hex'), tar: packTar(entries), dockerfile, files: entries.length };
+  return { hash: h.digest('hex'), tar: () => tarStream(entries), bytes: tarSize(entries), dockerfile, files: entries.length };
 }

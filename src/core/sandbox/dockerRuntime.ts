@@ -4,6 +4,7 @@ import {
   InfraError, type BuildSpec, type ContainerRuntime, type ContainerSpec, type ContainerSummary, type ExecOutcome,
   type ExecRequest,
 } from './runtime';
+import { engineTimeoutMs, withDeadline } from './engineDeadline';
 import { OutputBuffer } from './outputBuffer';
 
 function message(e: unknown): string {
@@ -38,10 +39,17 @@ interface BuildEvent {
 export class DockerodeRuntime implements ContainerRuntime {
   readonly endpoint: string;
   private readonly docker: Docker;
+  /** Deadline of each engine call (see engineTimeoutMs). */
+  readonly callTimeoutMs: number;
 
-  constructor(docker?: Docker) {
+  constructor(docker?: Docker, opts: { callTimeoutMs?: number } = {}) {
     this.docker = docker ?? new Docker();
     this.endpoint = process.env.DOCKER_HOST ?? 'unix:///var/run/docker.sock';
+    this.callTimeoutMs = opts.callTimeoutMs ?? engineTimeoutMs();
+  }
+
+  private call<T>(what: string, fn: (signal: AbortSignal) => Promise<T>, outer?: AbortSignal): Promise<T> {
+    return withDeadline(this.endpoint, what, this.callTimeoutMs, fn, outer);
   }
 
   private engineError(e: unknown, what: string): InfraError {
@@ -54,8 +62,7 @@ export class DockerodeRuntime implements ContainerRuntime {
 
   async ping(signal?: AbortSignal): Promise<void> {
     try {
-      void signal;
-      await this.docker.ping();
+      await this.call('a ping', (sig) => (this.docker.ping as unknown as (o: { abortSignal: AbortSignal }) => Promise<unknown>).call(this.docker, { abortSignal: sig }), signal);
     } catch (e) {
       throw this.engineError(e, 'ping');
     }
@@ -63,7 +70,7 @@ export class DockerodeRuntime implements ContainerRuntime {
 
   async imageExists(ref: string): Promise<boolean> {
     try {
-      await this.docker.getImage(ref).inspect();
+      await this.call(`inspect image ${ref}`, () => this.docker.getImage(ref).inspect());
       return true;
     } catch (e) {
       if (statusCode(e) === 404) return false;
@@ -79,7 +86,8 @@ export class DockerodeRuntime implements ContainerRuntime {
     try {
       let stream: NodeJS.ReadableStream;
       try {
-        stream = await this.docker.buildImage(Readable.from([spec.context]), {
+        const context = Buffer.isBuffer(spec.context) ? Readable.from([spec.context]) : spec.context;
+        stream = await this.docker.buildImage(context, {
           t: spec.tag, dockerfile: spec.dockerfile, networkmode: 'none', rm: true, forcerm: true,
           labels: spec.labels, abortSignal: timeout.signal,
         } as Docker.ImageBuildOptions);
@@ -113,7 +121,7 @@ export class DockerodeRuntime implements ContainerRuntime {
   async start(spec: ContainerSpec, signal?: AbortSignal): Promise<string> {
     let id: string | undefined;
     try {
-      const c = await this.docker.createContainer({
+      const c = await this.call('create container', (sig) => this.docker.createContainer({
         Image: spec.image,
         name: spec.name,
         // The image's own CMD may exit at once; a trial needs a container that stays up until removed.
@@ -132,10 +140,10 @@ export class DockerodeRuntime implements ContainerRuntime {
           MemorySwap: spec.limits.memoryBytes,
           PidsLimit: spec.limits.pidsLimit,
         },
-        abortSignal: signal,
-      } as Docker.ContainerCreateOptions);
+        abortSignal: sig,
+      } as Docker.ContainerCreateOptions), signal);
       id = c.id;
-      await c.start();
+      await this.call('start container', (sig) => c.start({ abortSignal: sig }));
       return c.id;
     } catch (e) {
       if (id) await this.remove(id).catch(() => undefined);
@@ -153,23 +161,50 @@ export class DockerodeRuntime implements ContainerRuntime {
     let exec: Docker.Exec;
     let stream: NodeJS.ReadWriteStream;
     try {
-      exec = await container.exec({
+      exec = await this.call('create exec', (sig) => container.exec({
         Cmd: [...req.cmd], AttachStdout: true, AttachStderr: true, Env: envList(req.env), User: req.user, WorkingDir: req.workdir,
-      });
-      stream = await exec.start({ hijack: true, stdin: false });
+        abortSignal: sig,
+      } as Docker.ExecCreateOptions));
+      const e = exec;
+      stream = await this.call('start exec', (sig) => e.start({ hijack: true, stdin: false, abortSignal: sig } as Docker.ExecStartOptions));
     } catch (e) {
+      if (e instanceof InfraError && e.kind === 'engine-timeout') throw e;
       throw new InfraError('exec-failed', `exec in container ${containerId.slice(0, 12)}: ${message(e)}`);
     }
     const out = new PassThrough();
     const err = new PassThrough();
-    out.on('data', (c: Buffer) => { stdout.push(c); req.onStdout?.(c); });
-    err.on('data', (c: Buffer) => { stderr.push(c); req.onStderr?.(c); });
+    // The callers' callbacks write logs: a failure there (a full disk) ends the exec and is rethrown
+    // after it, never thrown inside the stream's event handler (that would crash the process).
+    let callbackError: unknown;
+    let endEarly: (() => void) | undefined;
+    const guarded = (buf: OutputBuffer, cb: ((c: Buffer) => void) | undefined) => (c: Buffer): void => {
+      buf.push(c);
+      if (!cb || callbackError !== undefined) return;
+      try {
+        cb(c);
+      } catch (e) {
+        callbackError = e;
+        endEarly?.();
+      }
+    };
+    out.on('data', guarded(stdout, req.onStdout));
+    err.on('data', guarded(stderr, req.onStderr));
     this.docker.modem.demuxStream(stream, out, err);
 
-    type End = 'done' | 'timeout' | 'cancelled';
+    type End = 'done' | 'timeout' | 'cancelled' | 'engine' | 'callback';
     let timer: NodeJS.Timeout | undefined;
     let onAbort: (() => void) | undefined;
+    // A quiet stream may be a quiet command or a frozen engine: a health ping tells them apart.
+    let heartbeat: NodeJS.Timeout | undefined;
+    let engineDown: InfraError | undefined;
     const end = await new Promise<End>((resolve) => {
+      endEarly = () => resolve('callback');
+      heartbeat = setInterval(() => {
+        this.ping().catch((e: unknown) => {
+          engineDown = e instanceof InfraError ? e : new InfraError('engine-timeout', message(e));
+          resolve('engine');
+        });
+      }, this.callTimeoutMs);
       stream.on('end', () => resolve('done'));
       stream.on('close', () => resolve('done'));
       stream.on('error', () => resolve('done'));
@@ -181,7 +216,16 @@ export class DockerodeRuntime implements ContainerRuntime {
       }
     });
     if (timer) clearTimeout(timer);
+    clearInterval(heartbeat);
     if (onAbort) req.signal?.removeEventListener('abort', onAbort);
+    if (end === 'callback') {
+      (stream as unknown as { destroy?: () => void }).destroy?.();
+      throw callbackError;
+    }
+    if (end === 'engine') {
+      (stream as unknown as { destroy?: () => void }).destroy?.();
+      throw engineDown ?? new InfraError('engine-timeout', `Docker Engine at ${this.endpoint} stopped answering`);
+    }
     if (end !== 'done') {
       (stream as unknown as { destroy?: () => void }).destroy?.();
       return { exitCode: null, stdout: stdout.text(), stderr: stderr.text(), timedOut: end === 'timeout', cancelled: end === 'cancelled', durationMs: Date.now() - started };
@@ -191,7 +235,7 @@ export class DockerodeRuntime implements ContainerRuntime {
     for (let i = 0; i < 200; i++) {
       let info: Docker.ExecInspectInfo;
       try {
-        info = await exec.inspect();
+        info = await this.call('inspect exec', (sig) => exec.inspect({ abortSignal: sig }));
       } catch (e) {
         if (statusCode(e) === 404) throw new InfraError('exec-failed', `container ${containerId.slice(0, 12)} disappeared during exec`);
         throw this.engineError(e, 'exec inspect');
@@ -203,29 +247,61 @@ export class DockerodeRuntime implements ContainerRuntime {
     return { exitCode, stdout: stdout.text(), stderr: stderr.text(), timedOut: false, cancelled: false, durationMs: Date.now() - started };
   }
 
-  async putArchive(containerId: string, dir: string, tar: Buffer): Promise<void> {
+  async putArchive(containerId: string, dir: string, tar: Buffer | Readable): Promise<void> {
     try {
-      await this.docker.getContainer(containerId).putArchive(tar, { path: dir });
+      // A stream is bounded by progress, not total time: each chunk the engine takes re-arms the deadline.
+      if (Buffer.isBuffer(tar)) {
+        await this.call(`copy into ${dir}`, (sig) => this.docker.getContainer(containerId).putArchive(tar, { path: dir, abortSignal: sig }));
+      } else {
+        await this.streamingCall(`copy into ${dir}`, tar, (sig) => this.docker.getContainer(containerId).putArchive(tar, { path: dir, abortSignal: sig }));
+      }
     } catch (e) {
-      throw new InfraError('copy-failed', `copy into ${dir} of container ${containerId.slice(0, 12)}: ${message(e)}`);
+      if (e instanceof InfraError && e.kind === 'engine-timeout') throw e;
+      // The engine answered and refused (no space in the container, a bad archive): trying again
+      // copies the same bytes into the same image, so it is not retried.
+      const answered = statusCode(e) !== undefined;
+      throw new InfraError('copy-failed', `copy into ${dir} of container ${containerId.slice(0, 12)}: ${message(e)}`, !answered);
     }
   }
 
-  async getArchive(containerId: string, path: string): Promise<Buffer | undefined> {
+  private async streamingCall<T>(what: string, input: Readable, fn: (signal: AbortSignal) => Promise<T>): Promise<T> {
+    const ctl = new AbortController();
+    let timer: NodeJS.Timeout | undefined;
+    let failed: InfraError | undefined;
+    const arm = (): void => {
+      clearTimeout(timer);
+      timer = setTimeout(() => {
+        failed = new InfraError('engine-timeout', `Docker Engine at ${this.endpoint} stopped taking ${what} for ${Math.round(this.callTimeoutMs / 1000)} s (frozen or overloaded)`);
+        ctl.abort(failed);
+        input.destroy();
+      }, this.callTimeoutMs);
+    };
+    input.on('data', arm);
+    arm();
     try {
-      const stream = await this.docker.getContainer(containerId).getArchive({ path });
-      const chunks: Buffer[] = [];
-      for await (const c of stream as AsyncIterable<Buffer>) chunks.push(c);
-      return Buffer.concat(chunks);
+      return await fn(ctl.signal);
+    } catch (e) {
+      throw failed ?? e;
+    } finally {
+      clearTimeout(timer);
+      input.off('data', arm);
+    }
+  }
+
+  async getArchive(containerId: string, path: string): Promise<Readable | undefined> {
+    try {
+      const stream = await this.call(`copy ${path} out`, (sig) => this.docker.getContainer(containerId).getArchive({ path, abortSignal: sig }));
+      return stream as unknown as Readable;
     } catch (e) {
       if (statusCode(e) === 404) return undefined;
+      if (e instanceof InfraError && e.kind === 'engine-timeout') throw e;
       throw new InfraError('copy-failed', `copy ${path} out of container ${containerId.slice(0, 12)}: ${message(e)}`);
     }
   }
 
   async remove(containerId: string): Promise<void> {
     try {
-      await this.docker.getContainer(containerId).remove({ force: true, v: true });
+      await this.call(`remove container ${containerId.slice(0, 12)}`, (sig) => this.docker.getContainer(containerId).remove({ force: true, v: true, abortSignal: sig }));
     } catch (e) {
       const code = statusCode(e);
       // 404: already gone; 409: removal already in progress.
@@ -236,7 +312,7 @@ export class DockerodeRuntime implements ContainerRuntime {
 
   async listByLabel(label: string): Promise<ContainerSummary[]> {
     try {
-      const list = await this.docker.listContainers({ all: true, filters: { label: [label] } });
+      const list = await this.call('list containers', (sig) => this.docker.listContainers({ all: true, filters: { label: [label] }, abortSignal: sig }));
       return list.map((c) => ({ id: c.Id, labels: c.Labels ?? {}, state: c.State }));
     } catch (e) {
       throw this.engineError(e, 'list containers');

@@ -2,7 +2,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Task } from '../model/task';
 import { readBuildContext } from './buildContext';
+import { DiskFullError, isDiskFull } from '../results/diskFull';
 import { readComposeMain } from './compose';
+import { assertInsideTask } from './contain';
 import { InfraError, LABEL, LABEL_TASK, type ContainerRuntime } from './runtime';
 
 /** The image a task's trials start from, and how it was obtained. */
@@ -59,9 +61,19 @@ export class ImageCache {
   }
 
   private async resolve(task: Task, opts: EnsureImageOptions): Promise<TaskImage> {
+    // Called from the engine's progress stream: a failing write (a full disk) must not throw there.
+    let logFailure: unknown;
     const log = (text: string): void => {
       opts.onLog?.(text);
-      if (opts.logFile) fs.appendFileSync(opts.logFile, text);
+      if (!opts.logFile || logFailure !== undefined) return;
+      try {
+        fs.appendFileSync(opts.logFile, text);
+      } catch (e) {
+        logFailure = e;
+      }
+    };
+    const checkLog = (): void => {
+      if (logFailure !== undefined && isDiskFull(logFailure)) throw new DiskFullError(opts.logFile ?? '', logFailure);
     };
     const env = task.environment;
     const notes: string[] = [];
@@ -112,23 +124,28 @@ export class ImageCache {
     for (const n of notes) log(`note: ${n}\n`);
 
     if (contextDir && dockerfile) {
+      // A compose `build.context: ../..` or an environment folder linked elsewhere would send host files.
+      assertInsideTask(task.dir, contextDir);
+      assertInsideTask(task.dir, dockerfile);
       if (!fs.existsSync(dockerfile)) throw new InfraError('build-failed', `${task.id}: Dockerfile ${path.relative(task.dir, dockerfile)} does not exist`, false);
-      const ctx = readBuildContext(contextDir, dockerfile);
+      const ctx = readBuildContext(contextDir, dockerfile, task.dir);
       const ref = `${imageRepo(task.id)}:${ctx.hash.slice(0, 16)}`;
       if (this.known.has(ref) || (await this.runtime.imageExists(ref))) {
         this.known.add(ref);
         log(`image ${ref} is up to date (build context unchanged: no rebuild)\n`);
+        checkLog();
         return { ref, built: false, source, buildSec: 0, env: composeEnv, workdir, notes };
       }
       log(`building ${ref} from ${path.relative(task.dir, dockerfile) || 'Dockerfile'} (${ctx.files} files in the context, network none)\n`);
       const started = Date.now();
       try {
         await this.runtime.buildImage({
-          context: ctx.tar, dockerfile: ctx.dockerfile, tag: ref,
+          context: ctx.tar(), dockerfile: ctx.dockerfile, tag: ref,
           labels: { [LABEL]: '1', [LABEL_TASK]: task.id },
           timeoutSec: task.timeouts.buildSec, onLog: log, signal: opts.signal,
         });
       } catch (e) {
+        checkLog();
         if (e instanceof InfraError && e.kind === 'build-failed') {
           throw new InfraError('build-failed', `${task.id}: the image did not build: ${e.message}`, false);
         }
@@ -137,6 +154,7 @@ export class ImageCache {
       this.known.add(ref);
       const buildSec = (Date.now() - started) / 1000;
       log(`built ${ref} in ${buildSec.toFixed(1)} s\n`);
+      checkLog();
       return { ref, built: true, source, buildSec, env: composeEnv, workdir, notes };
     }
     if (image) {
@@ -144,6 +162,7 @@ export class ImageCache {
         throw new InfraError('image-missing', `${task.id}: image '${image}' is not present locally and Taskwright never pulls; load or build it first (docker load / docker build -t ${image} …)`, false);
       }
       log(`using image ${image} (docker_image, present locally)\n`);
+      checkLog();
       return { ref: image, built: false, source: 'docker_image', buildSec: 0, env: composeEnv, workdir, notes };
     }
     throw new InfraError('build-failed', `${task.id}: no environment to run: no Dockerfile, compose build or docker_image found`, false);

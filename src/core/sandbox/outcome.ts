@@ -10,6 +10,8 @@ export interface TrialFacts {
   readonly infra?: { readonly kind: InfraKind; readonly message: string };
   readonly agentTimedOut?: boolean;
   readonly verifierTimedOut?: boolean;
+  /** The task's own files cannot be used as they are (a path that leaves the task): no verdict possible. */
+  readonly taskProblem?: { readonly rule: string; readonly message: string };
   /** Null when the verifier ran but produced no reward; undefined when it did not run. */
   readonly reward?: number | null;
 }
@@ -25,6 +27,8 @@ export const PASS_THRESHOLD = 1 - 1e-9;
 export function classifyTrial(f: TrialFacts): Classified {
   if (f.cancelled) return { outcome: 'cancelled', reward: null };
   if (f.infra) return { outcome: 'infra-error', reward: null };
+  // Counted like a verifier that cannot score: the task is at fault, and band marks it broken.
+  if (f.taskProblem) return { outcome: 'verifier-error', reward: null };
   if (f.agentTimedOut) return { outcome: 'agent-timeout', reward: null };
   if (f.verifierTimedOut) return { outcome: 'verifier-timeout', reward: null };
   if (f.reward === undefined || f.reward === null || !Number.isFinite(f.reward)) return { outcome: 'verifier-error', reward: null };

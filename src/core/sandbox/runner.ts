@@ -2,6 +2,7 @@ import path from 'node:path';
 import type { Agent } from '../agents/agent';
 import type { Task } from '../model/task';
 import type { TrialRecord } from '../results/trial';
+import { isDiskFull } from '../results/diskFull';
 import type { RunStore } from '../results/store';
 import { ImageCache } from './image';
 import { retryDelayMs } from './outcome';
@@ -53,6 +54,10 @@ function safe(s: string): string {
 export class TrialRunner {
   readonly images: ImageCache;
   private seq = 0;
+  /** Set when the run had to stop early (a full disk, a frozen engine): the one message to show. */
+  stopReason?: string;
+  /** Aborted on such a stop: trials in flight end (containers removed), no new one starts. */
+  private readonly stopCtl = new AbortController();
 
   constructor(private readonly deps: SandboxDeps, private readonly store: RunStore) {
     this.images = deps.images ?? new ImageCache(deps.runtime);
@@ -65,23 +70,85 @@ export class TrialRunner {
     return { reaped: r.removed.length };
   }
 
+  /** Stops the run: in-flight trials are cancelled (their containers removed), no new one starts. */
+  stop(reason: string): void {
+    if (this.stopReason) return;
+    this.stopReason = reason;
+    this.stopCtl.abort(new Error(reason));
+  }
+
+  private signalOf(opts: RunOptions): AbortSignal {
+    return opts.signal ? AbortSignal.any([opts.signal, this.stopCtl.signal]) : this.stopCtl.signal;
+  }
+
   async runJob(job: TrialJob, opts: RunOptions): Promise<TrialResult[]> {
     const results: TrialResult[] = [];
     const n = ++this.seq;
+    const signal = this.signalOf(opts);
     for (let t = 1; ; t++) {
+      if (this.stopReason) return results;
       const trialId = `${String(n).padStart(3, '0')}-${safe(job.task.id)}-${safe(job.label ?? job.agent.spec)}-a${job.attempt}${t > 1 ? `-t${t}` : ''}`;
-      const logDir = this.store.trialDir(trialId);
-      const result = await runTrial({ runtime: this.deps.runtime, images: this.images }, {
-        task: job.task, taskPath: job.taskPath, agent: job.agent, runId: this.store.id, trialId,
-        attempt: job.attempt, try: t, checkpoint: opts.checkpoint, logDir,
-        logsRel: path.relative(this.store.dir, logDir).split(path.sep).join('/'),
-        beforeVerifier: job.beforeVerifier, onOutput: opts.onOutput, signal: opts.signal,
-      });
-      this.store.append(result.record);
+      let result: TrialResult;
+      try {
+        const logDir = this.store.trialDir(trialId);
+        result = await runTrial({ runtime: this.deps.runtime, images: this.images }, {
+          task: job.task, taskPath: job.taskPath, agent: job.agent, runId: this.store.id, trialId,
+          attempt: job.attempt, try: t, checkpoint: opts.checkpoint, logDir,
+          logsRel: path.relative(this.store.dir, logDir).split(path.sep).join('/'),
+          beforeVerifier: job.beforeVerifier, onOutput: opts.onOutput, signal,
+        });
+      } catch (e) {
+        if (!isDiskFull(e)) throw e;
+        this.stop(`the disk is full: ${e instanceof Error ? e.message : String(e)}`);
+        return results;
+      }
+      if (!this.save(result)) return results;
       results.push(result);
       opts.onTrial?.(result, job);
-      if (!result.retryable || t > opts.retries || opts.signal?.aborted) return results;
-      await sleep(retryDelayMs(t, opts.retryBaseMs ?? 1000), opts.signal);
+      const kind = result.record.infra?.kind;
+      if (kind === 'disk-full') { this.stop(`the disk is full: ${result.record.infra?.message ?? ''}`); return results; }
+      if (kind === 'engine-timeout' && !(await this.engineAnswers())) {
+        this.stop(`the Docker Engine at ${this.deps.runtime.endpoint} stopped answering (${result.record.infra?.message ?? 'engine timeout'}); the run stops, its finished trials are kept`);
+        return results;
+      }
+      if (!result.retryable || t > opts.retries || signal.aborted) return results;
+      await sleep(retryDelayMs(t, opts.retryBaseMs ?? 1000), signal);
+    }
+  }
+
+  /**
+   * Records a finished trial. On a full disk the record is replaced by a short `disk-full` infra
+   * record when that still fits (a trial never counts from a record that was not saved whole), and
+   * the run stops. False when nothing could be saved.
+   */
+  private save(result: TrialResult): boolean {
+    try {
+      this.store.append(result.record);
+      return true;
+    } catch (e) {
+      if (!isDiskFull(e)) throw e;
+      const message = e instanceof Error ? e.message : String(e);
+      this.stop(`the disk is full: ${message}`);
+      const r = result.record;
+      try {
+        this.store.append({
+          trial: r.trial, task: r.task, ...(r.taskId ? { taskId: r.taskId } : {}), agent: r.agent, ...(r.model ? { model: r.model } : {}),
+          attempt: r.attempt, try: r.try, outcome: 'infra-error', reward: null, startedAt: r.startedAt, durations: r.durations,
+          infra: { kind: 'disk-full', message }, logs: r.logs,
+        });
+      } catch {
+        // Not even that fits: the trial is not recorded (and so not counted); the run stops.
+      }
+      return false;
+    }
+  }
+
+  private async engineAnswers(): Promise<boolean> {
+    try {
+      await this.deps.runtime.ping();
+      return true;
+    } catch {
+      return false;
     }
   }
 
@@ -93,7 +160,7 @@ export class TrialRunner {
       while (next < jobs.length) {
         const i = next++;
         const job = jobs[i] as TrialJob;
-        if (opts.signal?.aborted) { out[i] = []; continue; }
+        if (opts.signal?.aborted || this.stopReason) { out[i] = []; continue; }
         out[i] = await this.runJob(job, opts);
       }
     };

@@ -1,3 +1,4 @@
+import type { Readable } from 'node:stream';
 import type { InfraKind } from '../results/trial';
 
 /**
@@ -22,8 +23,8 @@ export interface ContainerSpec {
 }
 
 export interface BuildSpec {
-  /** The build context as a tar archive. */
-  readonly context: Buffer;
+  /** The build context as a tar archive (a stream: file contents are read as the engine takes them). */
+  readonly context: Buffer | Readable;
   /** Dockerfile path inside the context. */
   readonly dockerfile: string;
   readonly tag: string;
@@ -70,10 +71,10 @@ export interface ContainerRuntime {
   /** Creates and starts a container; returns its id. */
   start(spec: ContainerSpec, signal?: AbortSignal): Promise<string>;
   exec(containerId: string, req: ExecRequest): Promise<ExecOutcome>;
-  /** Extracts a tar archive into an existing folder of the container. */
-  putArchive(containerId: string, dir: string, tar: Buffer): Promise<void>;
-  /** A container path as a tar archive; undefined when the path does not exist. */
-  getArchive(containerId: string, path: string): Promise<Buffer | undefined>;
+  /** Extracts a tar archive (whole or streamed) into an existing folder of the container. */
+  putArchive(containerId: string, dir: string, tar: Buffer | Readable): Promise<void>;
+  /** A container path as a tar stream; undefined when the path does not exist. Read it to the end. */
+  getArchive(containerId: string, path: string): Promise<Readable | undefined>;
   /** Force-removes a container and its anonymous volumes; a container already gone is not an error. */
   remove(containerId: string): Promise<void>;
   listByLabel(label: string): Promise<ContainerSummary[]>;

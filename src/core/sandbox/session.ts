@@ -2,7 +2,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { ExecOptions, ExecResult, TrialSession } from '../agents/agent';
 import type { Task } from '../model/task';
-import { entriesFromDir, entryFromFile, packTar } from './tar';
+import { assertInsideTask } from './contain';
+import { entriesFromDir, entryFromFile, tarStream } from './tar';
 import type { ContainerRuntime } from './runtime';
 
 /**
@@ -18,14 +19,20 @@ export function shellCommand(command: string, timeoutSec?: number): string[] {
   return ['/bin/sh', '-c', SHELL_WRAPPER, 'taskwright', command, timeoutSec ? String(Math.ceil(timeoutSec)) : ''];
 }
 
-/** Copies a host file or folder into an existing container folder (a folder keeps its name). */
-export async function copyInto(runtime: ContainerRuntime, containerId: string, hostPath: string, containerDir: string): Promise<void> {
+/**
+ * Copies a host file or folder into an existing container folder (a folder keeps its name),
+ * streamed. A path of the task (`taskDir`) that leads outside it, or holds a link that does, is
+ * refused before anything is sent.
+ */
+export async function copyInto(runtime: ContainerRuntime, containerId: string, hostPath: string, containerDir: string, taskDir?: string): Promise<void> {
   const base = path.basename(hostPath);
+  const within = taskDir && !path.relative(path.resolve(taskDir), path.resolve(hostPath)).startsWith('..') ? taskDir : undefined;
+  if (within) assertInsideTask(within, hostPath);
   const st = fs.statSync(hostPath);
   const entries = st.isDirectory()
-    ? [{ name: base, mode: st.mode, type: 'dir' as const }, ...entriesFromDir(hostPath, base)]
-    : [entryFromFile(hostPath, base)];
-  await runtime.putArchive(containerId, containerDir, packTar(entries));
+    ? [{ name: base, mode: st.mode, type: 'dir' as const }, ...entriesFromDir(hostPath, base, { ...(within ? { within } : {}) })]
+    : [entryFromFile(hostPath, base, within)];
+  await runtime.putArchive(containerId, containerDir, tarStream(entries));
 }
 
 export interface SessionLogs {
@@ -87,7 +94,7 @@ export class ContainerSession implements TrialSession {
 
   async copyIn(hostPath: string, containerDir: string): Promise<void> {
     await this.defaults.beforeFirstUse?.();
-    return copyInto(this.runtime, this.containerId, hostPath, containerDir);
+    return copyInto(this.runtime, this.containerId, hostPath, containerDir, this.task.dir);
   }
 
   log(line: string): void {

@@ -1,5 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import { Readable } from 'node:stream';
+import { assertInsideTask } from './contain';
 
 /**
  * A minimal ustar writer for build contexts and for copying task files into containers. It keeps
@@ -12,6 +14,10 @@ export interface TarEntry {
   readonly mode: number;
   readonly type: 'file' | 'dir' | 'symlink';
   readonly data?: Buffer;
+  /** A host file read only while the archive is written (never held whole in memory). */
+  readonly source?: string;
+  /** Size of `source` when the entry was listed. */
+  readonly size?: number;
   readonly linkTarget?: string;
 }
 
@@ -56,10 +62,53 @@ function header(entry: TarEntry, size: number): Buffer {
   return h;
 }
 
+const CHUNK = 1024 * 1024;
+
+function entrySize(e: TarEntry): number {
+  if (e.type !== 'file') return 0;
+  return e.data ? e.data.length : (e.size ?? 0);
+}
+
+/**
+ * The archive as a stream of blocks: host files are read a chunk at a time as the reader asks, so
+ * a task with a multi-gigabyte file never sits in memory. A file that changed size since it was
+ * listed is an error (the header already promised its size).
+ */
+export function tarStream(entries: readonly TarEntry[]): Readable {
+  function* blocks(): Generator<Buffer> {
+    for (const e of entries) {
+      const size = entrySize(e);
+      yield header(e, size);
+      if (e.type !== 'file' || size === 0) continue;
+      if (e.data) yield e.data;
+      else if (e.source) {
+        const fd = fs.openSync(e.source, 'r');
+        try {
+          let done = 0;
+          while (done < size) {
+            const buf = Buffer.allocUnsafe(Math.min(CHUNK, size - done));
+            const n = fs.readSync(fd, buf, 0, buf.length, done);
+            if (n === 0) throw new Error(`${e.source} shrank while it was being archived`);
+            done += n;
+            yield n === buf.length ? buf : buf.subarray(0, n);
+          }
+        } finally {
+          fs.closeSync(fd);
+        }
+      }
+      const pad = (512 - (size % 512)) % 512;
+      if (pad) yield Buffer.alloc(pad);
+    }
+    yield Buffer.alloc(1024);
+  }
+  return Readable.from(blocks(), { objectMode: false, highWaterMark: CHUNK });
+}
+
+/** The whole archive in memory: only for small archives (the harness's folders, tests of unit tests). */
 export function packTar(entries: readonly TarEntry[]): Buffer {
   const parts: Buffer[] = [];
   for (const e of entries) {
-    const data = e.type === 'file' ? (e.data ?? Buffer.alloc(0)) : Buffer.alloc(0);
+    const data = e.type === 'file' ? (e.data ?? (e.source ? fs.readFileSync(e.source) : Buffer.alloc(0))) : Buffer.alloc(0);
     parts.push(header(e, data.length));
     if (data.length) {
       parts.push(data);
@@ -71,11 +120,30 @@ export function packTar(entries: readonly TarEntry[]): Buffer {
   return Buffer.concat(parts);
 }
 
+/** Total bytes of an archive of these entries (headers, data, padding, end blocks). */
+export function tarSize(entries: readonly TarEntry[]): number {
+  let n = 1024;
+  for (const e of entries) n += 512 + Math.ceil(entrySize(e) / 512) * 512;
+  return n;
+}
+
+export interface EntryOptions {
+  /** Excludes POSIX paths relative to the walked folder. */
+  readonly filter?: (rel: string, isDir: boolean) => boolean;
+  /**
+   * The task folder: a symlink that leads outside it (or a walked folder that does) is refused
+   * with a PathOutsideTaskError instead of being archived.
+   */
+  readonly within?: string;
+}
+
 /**
  * Entries for a host folder's tree, sorted, placed under `prefix` in the archive (e.g. `tests`).
- * `filter` receives POSIX paths relative to `root` and may exclude them.
+ * Symlinks are archived as links, never followed; file contents are read when the archive is written.
  */
-export function entriesFromDir(root: string, prefix = '', filter?: (rel: string, isDir: boolean) => boolean): TarEntry[] {
+export function entriesFromDir(root: string, prefix = '', opts: EntryOptions | ((rel: string, isDir: boolean) => boolean) = {}): TarEntry[] {
+  const { filter, within } = typeof opts === 'function' ? { filter: opts, within: undefined } : opts;
+  if (within) assertInsideTask(within, root);
   const out: TarEntry[] = [];
   const walk = (dir: string, rel: string): void => {
     const names = fs.readdirSync(dir).sort();
@@ -90,10 +158,11 @@ export function entriesFromDir(root: string, prefix = '', filter?: (rel: string,
         walk(abs, r);
       } else if (st.isSymbolicLink()) {
         if (filter && !filter(r, false)) continue;
+        if (within) assertInsideTask(within, abs);
         out.push({ name, mode: 0o777, type: 'symlink', linkTarget: fs.readlinkSync(abs) });
       } else if (st.isFile()) {
         if (filter && !filter(r, false)) continue;
-        out.push({ name, mode: st.mode, type: 'file', data: fs.readFileSync(abs) });
+        out.push({ name, mode: st.mode, type: 'file', source: abs, size: st.size });
       }
     }
   };
@@ -101,10 +170,12 @@ export function entriesFromDir(root: string, prefix = '', filter?: (rel: string,
   return out;
 }
 
-/** One host file as an archive entry named `name`. */
-export function entryFromFile(file: string, name: string): TarEntry {
+/** One host file as an archive entry named `name` (refused when it leads outside `within`). */
+export function entryFromFile(file: string, name: string, within?: string): TarEntry {
+  if (within) assertInsideTask(within, file);
   const st = fs.statSync(file);
-  return { name, mode: st.mode, type: 'file', data: fs.readFileSync(file) };
+  if (!st.isFile()) throw new Error(`${file} is not a regular file`);
+  return { name, mode: st.mode, type: 'file', source: file, size: st.size };
 }
 
 /** Regular files of a tar archive (ustar and GNU long names), as the engine's archive API returns them. */

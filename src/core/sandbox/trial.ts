@@ -12,7 +12,15 @@ import {
   InfraError, LABEL, LABEL_HOST, LABEL_PID, LABEL_RUN, LABEL_TASK, LABEL_TRIAL, type ContainerRuntime,
 } from './runtime';
 import { ContainerSession } from './session';
-import { entriesFromDir, entryFromFile, packTar, unpackTar, type TarEntry } from './tar';
+import type { Readable } from 'node:stream';
+import { isDiskFull } from '../results/diskFull';
+import { CappedLog } from './cappedLog';
+import { PathOutsideTaskError } from './contain';
+import { entriesFromDir, entryFromFile, packTar, tarStream, type TarEntry } from './tar';
+import { CappedBytes, readTarStream } from './tarReader';
+
+/** Reward files are a number or a small JSON object: more than this is not a reward file. */
+export const REWARD_FILE_LIMIT = 64 * 1024;
 
 /** Runs before the verifier in the trial's container (validate's reward-isolation probes use it). */
 export type BeforeVerifierHook = (session: TrialSession) => Promise<void>;
@@ -57,21 +65,30 @@ function containerName(runId: string, trialId: string): string {
  * The verifier's files as one archive extracted at `/`: the harness folders (again, harmlessly, if
  * the agent phase created them) and the tests under `testsTarget`.
  */
-function testsArchive(task: Task, testsTarget: string, dirs: readonly string[], extra: readonly (readonly [string, string])[]): Buffer {
+function testsArchive(task: Task, testsTarget: string, dirs: readonly string[], extra: readonly (readonly [string, string])[]): Readable {
   const target = testsTarget.replace(/^\/+/, '');
   const testsDir = path.resolve(task.dir, task.verifier.testsDir);
   const entries: TarEntry[] = dirs.map((d) => ({ name: d.replace(/^\/+/, ''), mode: 0o755, type: 'dir' as const }));
-  if (fs.existsSync(testsDir)) entries.push(...entriesFromDir(testsDir, target));
+  // Every path is checked before anything is sent: a link out of the task refuses the whole archive.
+  if (fs.existsSync(testsDir)) entries.push(...entriesFromDir(testsDir, target, { within: task.dir }));
   for (const [rel, name] of extra) {
     const abs = path.resolve(task.dir, rel);
     const full = `${target}/${name}`;
     const i = entries.findIndex((e) => e.name === full);
     if (i >= 0) entries.splice(i, 1);
-    if (fs.existsSync(abs)) entries.push(entryFromFile(abs, full));
+    if (fs.existsSync(abs) || isLink(abs)) entries.push(entryFromFile(abs, full, task.dir));
     // TB1 falls back to running the tests with pytest when a task ships no run-tests.sh.
     else if (task.format === 'tb1' && name === 'run-tests.sh') entries.push({ name: full, mode: 0o755, type: 'file', data: Buffer.from(TB1_DEFAULT_RUN_TESTS) });
   }
-  return packTar(entries);
+  return tarStream(entries);
+}
+
+function isLink(p: string): boolean {
+  try {
+    return fs.lstatSync(p).isSymbolicLink();
+  } catch {
+    return false;
+  }
 }
 
 const TB1_DEFAULT_RUN_TESTS = '#!/bin/bash\n# taskwright: the task has no run-tests.sh; run its tests as TB1 does by default\npython3 -m pytest "$TEST_DIR" -rA\n';
@@ -172,7 +189,7 @@ export async function runTrial(ctx: TrialContext, req: TrialRequest): Promise<Tr
       return await finish();
     }
     if ('e' in settled) {
-      if (settled.e instanceof InfraError) throw settled.e;
+      if (settled.e instanceof InfraError || settled.e instanceof PathOutsideTaskError || isDiskFull(settled.e)) throw settled.e;
       agentResult = { status: 'error', error: settled.e instanceof Error ? settled.e.message : String(settled.e) };
     } else agentResult = settled.r;
     if (agentResult.status === 'error') session.log(`[agent error: ${agentResult.error ?? 'unknown'}]`);
@@ -183,15 +200,19 @@ export async function runTrial(ctx: TrialContext, req: TrialRequest): Promise<Tr
     await runtime.putArchive(containerId, '/', testsArchive(task, plan.testsTarget, plan.mkdirs, plan.extraTestFiles));
     const verifierStarted = Date.now();
     emit(`$ ${plan.verifyCommand.join(' ')}\n`);
+    const vOut = new CappedLog(file('verifier.stdout'));
+    const vErr = new CappedLog(file('verifier.stderr'));
     const v = await runtime.exec(containerId, {
       cmd: plan.verifyCommand,
       env: plan.verifierEnv,
       user: task.verifier.user,
       timeoutMs: plan.verifierTimeoutSec * 1000,
       signal: trialCtl.signal,
-      onStdout: (c) => { fs.appendFileSync(file('verifier.stdout'), c); emit(c.toString('utf8')); },
-      onStderr: (c) => { fs.appendFileSync(file('verifier.stderr'), c); emit(c.toString('utf8')); },
+      onStdout: (c) => { vOut.write(c); emit(c.toString('utf8')); },
+      onStderr: (c) => { vErr.write(c); emit(c.toString('utf8')); },
     });
+    vOut.end();
+    vErr.end();
     durations.verifier = secs(Date.now() - verifierStarted);
     if (v.cancelled) return await finish();
     if (v.timedOut) {
@@ -199,24 +220,21 @@ export async function runTrial(ctx: TrialContext, req: TrialRequest): Promise<Tr
       emit(`[verifier timed out after ${plan.verifierTimeoutSec} s: container removed]\n`);
       return await finish();
     }
-    const rewardFiles: Record<string, string | undefined> = {};
-    const archive = plan.rewardDir ? await runtime.getArchive(containerId, plan.rewardDir) : undefined;
-    for (const f of archive ? unpackTar(archive) : []) {
-      const base = path.posix.basename(f.name);
-      // Only the folder's own files: what the verifier wrote (reward.txt, reward.json, its logs).
-      if (f.name.split('/').filter(Boolean).length !== 2) continue;
-      rewardFiles[base] = f.data.toString('utf8');
-      const dest = base === 'reward.txt' || base === 'reward.json' ? file(base) : path.join(req.logDir, 'verifier-files', base);
-      fs.mkdirSync(path.dirname(dest), { recursive: true });
-      fs.writeFileSync(dest, f.data);
-    }
+    const rewardFiles = plan.rewardDir ? await readRewardDir(runtime, containerId, plan.rewardDir, req.logDir) : {};
     verdict = plan.verdict(v.stdout, v.stderr, v.exitCode ?? -1, rewardFiles);
     fs.writeFileSync(file('verdict.txt'), `exit ${v.exitCode}\n${verdict.detail}\n`);
     emit(`verdict: ${verdict.detail}\n`);
     facts.reward = verdict.reward;
     return await finish();
   } catch (e) {
-    if (e instanceof InfraError) {
+    if (e instanceof PathOutsideTaskError) {
+      // The task's own files lead out of it: a task problem (never retried, never infra), and
+      // nothing of it was sent (archives are listed in full before the first byte goes out).
+      facts.taskProblem = { rule: e.rule, message: `${task.id}: ${e.message}` };
+      emit(`task problem (${e.rule}): ${e.message}\n`);
+    } else if (isDiskFull(e)) {
+      infra('disk-full', e instanceof Error ? e.message : String(e), false);
+    } else if (e instanceof InfraError) {
       const reason = stopReason();
       if (reason === 'cancelled') facts.cancelled = true;
       else infra(e.kind, e.message, e.retryable);
@@ -261,10 +279,45 @@ export async function runTrial(ctx: TrialContext, req: TrialRequest): Promise<Tr
       logs: req.logsRel,
       ...(verdict?.countedSkips ? { countedSkips: verdict.countedSkips } : {}),
       ...(agentResult?.status === 'error' ? { error: agentResult.error ?? 'agent error' } : {}),
+      ...(facts.taskProblem ? { taskProblem: facts.taskProblem, error: facts.taskProblem.message } : {}),
       ...(agentResult?.usage ? { usage: agentResult.usage } : {}),
       ...(agentResult?.costUsd !== undefined ? { costUsd: agentResult.costUsd } : {}),
       ...(agentResult?.steps !== undefined ? { steps: agentResult.steps } : {}),
     };
     return { record, verdict, imageBuilt, retryable: c.outcome === 'infra-error' && retryable };
   }
+}
+
+/**
+ * The verifier's reward folder, streamed: reward.txt / reward.json kept in memory up to a small
+ * limit (a bigger one is not a reward), the folder's other files written to the trial's
+ * `verifier-files/` with the log cap. What the verifier writes never lands in memory whole.
+ */
+async function readRewardDir(runtime: ContainerRuntime, containerId: string, rewardDir: string, logDir: string): Promise<Record<string, string | undefined>> {
+  const stream = await runtime.getArchive(containerId, rewardDir);
+  if (!stream) return {};
+  const rewards = new Map<string, CappedBytes>();
+  await readTarStream(stream, (name, size) => {
+    // Only the folder's own files: what the verifier wrote (reward.txt, reward.json, its logs).
+    if (name.split('/').filter(Boolean).length !== 2) return undefined;
+    const base = path.posix.basename(name);
+    if (base === 'reward.txt' || base === 'reward.json') {
+      const sink = new CappedBytes(REWARD_FILE_LIMIT);
+      rewards.set(base, sink);
+      return sink;
+    }
+    void size;
+    fs.mkdirSync(path.join(logDir, 'verifier-files'), { recursive: true });
+    const dest = path.join(logDir, 'verifier-files', base);
+    fs.writeFileSync(dest, '');
+    return new CappedLog(dest);
+  });
+  const out: Record<string, string | undefined> = {};
+  for (const [base, sink] of rewards) {
+    const bytes = sink.bytes();
+    fs.writeFileSync(path.join(logDir, base), bytes);
+    // An oversized reward file is unreadable as a reward: the verdict says "no reward".
+    out[base] = sink.truncated ? undefined : bytes.toString('utf8');
+  }
+  return out;
 }

@@ -1,3 +1,4 @@
+import { PATH_OUTSIDE_TASK } from '../sandbox/contain';
 import type { Finding } from '../model/finding';
 import type { Task } from '../model/task';
 import type { TrialRecord } from '../results/trial';
@@ -61,6 +62,13 @@ export function analyzeTask(t: TaskTrials): TaskValidation {
   const testsFile = task.verifier.entry;
   const all = t.allTrials ? [...t.allTrials] : [...t.nop, ...t.oracle, ...Object.values(t.probes).flat()];
 
+  const outside = t.buildError?.kind === PATH_OUTSIDE_TASK ? t.buildError.message : all.find((r) => r.taskProblem?.rule === PATH_OUTSIDE_TASK)?.taskProblem?.message;
+  if (outside) {
+    // Nothing was copied: the task's files lead out of it, so no run of it says anything.
+    checks.push({ name: 'build', status: t.buildError ? 'fail' : 'pass', runs: 1, detail: t.buildError ? outside : 'image built' });
+    findings.push({ rule: PATH_OUTSIDE_TASK, class: 'invalidity', severity: 'error', file: task.configFile, message: outside });
+    return { path: t.path, id: task.id, verdict: 'invalid', checks, findings, trials: all };
+  }
   if (t.buildError) {
     checks.push({ name: 'build', status: 'fail', runs: 1, detail: t.buildError.message });
     for (const name of ['nop', 'oracle', 'agreement', 'reward-isolation', 'timeout-margin'] as const) {

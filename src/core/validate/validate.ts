@@ -1,3 +1,4 @@
+import { PathOutsideTaskError } from '../sandbox/contain';
 import fs from 'node:fs';
 import path from 'node:path';
 import { NopAgent } from '../agents/nop';
@@ -53,7 +54,9 @@ export async function validateTasks(runtime: ContainerRuntime, store: RunStore, 
       const img = await runner.images.ensure(t.task, { logFile: path.join(buildsDir, `${t.task.id}.log`), onLog: opts.onOutput, signal: opts.signal });
       builds.set(t.task.dir, { sec: img.built ? (Date.now() - started) / 1000 : 0 });
     } catch (e) {
-      const err = e instanceof InfraError ? { kind: e.kind, message: e.message } : { kind: 'other', message: String(e) };
+      const err = e instanceof InfraError ? { kind: e.kind, message: e.message }
+        : e instanceof PathOutsideTaskError ? { kind: e.rule, message: `${t.task.id}: ${e.message}` }
+          : { kind: 'other', message: e instanceof Error ? e.message : String(e) };
       // An unreachable engine is not the task's fault: its trials are attempted (and recorded) as infra errors.
       if (err.kind !== 'engine-unreachable') builds.set(t.task.dir, err);
       opts.onOutput?.(`${t.task.id}: ${err.message}\n`);
