@@ -29,7 +29,9 @@ export const runCommand: CliCommand = {
     '  --results DIR     results store (default .taskwright/runs)',
     '  --json            print the trial records as JSON',
     '',
-    'Exit status: 0 when the run completed, 1 when the engine is unreachable, 2 on usage errors, 130 when interrupted.',
+    'Exit status: 0 when the run completed with no infrastructure error, 1 when the engine is unreachable, a',
+    'trial hit an infrastructure error or the model server refused the key or model (the run stops), 2 on',
+    'usage errors, 130 when interrupted.',
   ].join('\n'),
   options: {
     agent: { type: 'string' }, attempts: { type: 'string' }, concurrency: { type: 'string' }, retries: { type: 'string' },
@@ -52,7 +54,7 @@ export const runCommand: CliCommand = {
     const checkpoint = stringOpt(args, 'checkpoint');
     const targets = await resolveTargets(args.positionals, io);
     const runtime = new DockerodeRuntime();
-    if (!(await prepareEngine(runtime, io))) return 1;
+    if (!(await prepareEngine(runtime, io, resultsDirOf(args, io)))) return 1;
     const store = RunStore.create(resultsDirOf(args, io), {
       id: newRunId(agent.spec.replace(/[^A-Za-z0-9]+/g, '-').slice(0, 24)), kind: 'run', agent: agent.spec,
       ...(agent.model ? { model: agent.model } : {}), ...(checkpoint ? { checkpoint } : {}),
@@ -78,6 +80,16 @@ export const runCommand: CliCommand = {
     if (io.signal.aborted) {
       io.err('taskwright: interrupted; containers removed, finished trials kept in the results store');
       return 130;
+    }
+    if (runner.stopped !== undefined) {
+      io.err(`taskwright: run stopped: ${runner.stopped}`);
+      return 1;
+    }
+    const infra = counts['infra-error'] ?? 0;
+    // Until a tolerated infra rate exists, any infra error says the run's numbers are incomplete.
+    if (infra) {
+      io.err(`taskwright: ${infra} trial(s) ended in infrastructure errors (not counted as attempts); exit status 1`);
+      return 1;
     }
     return 0;
   },

@@ -58,13 +58,13 @@ export function createPolicyAgent(spec: string, options: PolicyAgentOptions = {}
         ...(options.anthropicBaseURL ? { baseURL: options.anthropicBaseURL } : {}),
         ...(options.anthropicAuthHeader ? { authHeader: options.anthropicAuthHeader } : {}),
       });
-      return new TerminalAgent(spec, chat, options);
+      return new TerminalAgent(spec, chat, { ...options, knownSecrets: [apiKey, authToken].filter((k): k is string => !!k) });
     }
     case 'openai': {
       const { model, baseURL } = parseOpenAISpec(rest);
       const apiKey = secrets('OPENAI_API_KEY');
       const o: OpenAICompatibleOptions = { model, ...common, ...(baseURL ? { baseURL } : {}), ...(apiKey ? { apiKey } : {}) };
-      return new TerminalAgent(spec, new OpenAICompatibleChat(o), options);
+      return new TerminalAgent(spec, new OpenAICompatibleChat(o), { ...options, knownSecrets: apiKey ? [apiKey] : [] });
     }
     case 'command':
       if (!rest.trim()) throw new PolicySpecError('command: needs a program, e.g. command:./my-agent.sh');

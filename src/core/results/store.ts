@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import { unrecordedTrials } from './recover';
 import { TRIAL_OUTCOMES, type TrialRecord } from './trial';
 
 /**
@@ -124,7 +125,10 @@ export function readRun(dirOrFile: string): ReadTrialsResult & { readonly params
   } catch {
     params = undefined;
   }
-  return { ...parseTrialsJsonl(text), params };
+  const parsed = parseTrialsJsonl(text);
+  // Verdicts a killed process wrote to a trial folder but not yet to trials.jsonl still count.
+  const recovered = unrecordedTrials(dir, parsed.trials);
+  return { ...parsed, ...(recovered.length ? { trials: [...parsed.trials, ...recovered] } : {}), params };
 }
 
 /** Run folders under a results folder, newest first. */

@@ -1,8 +1,8 @@
 import Docker from 'dockerode';
 import { PassThrough, Readable } from 'node:stream';
 import {
-  InfraError, type BuildSpec, type ContainerRuntime, type ContainerSpec, type ContainerSummary, type ExecOutcome,
-  type ExecRequest,
+  InfraError, type BuildSpec, type ContainerRuntime, type ContainerSpec, type ContainerState, type ContainerSummary,
+  type ExecOutcome, type ExecRequest,
 } from './runtime';
 import { OutputBuffer } from './outputBuffer';
 
@@ -135,13 +135,38 @@ export class DockerodeRuntime implements ContainerRuntime {
         abortSignal: signal,
       } as Docker.ContainerCreateOptions);
       id = c.id;
+      // A cancel that lands while the engine creates the container: it exists, the caller never
+      // learns its id, so it is removed here rather than left to the reaper.
+      if (signal?.aborted) throw new InfraError('other', 'cancelled while the container was created', false);
       await c.start();
+      if (signal?.aborted) throw new InfraError('other', 'cancelled while the container was started', false);
       return c.id;
     } catch (e) {
       if (id) await this.remove(id).catch(() => undefined);
+      // An aborted create request may still be carried out by the engine after the client hung up:
+      // remove it by its name, again a moment later in case the engine was still creating it.
+      else if (signal?.aborted && spec.name) await this.removeCreatedByName(spec.name);
+      if (e instanceof InfraError) throw e;
       if (statusCode(e) === 404) throw new InfraError('image-missing', `image ${spec.image} is not present locally: ${message(e)}`, false);
       const err = this.engineError(e, `start container from ${spec.image}`);
       throw err.kind === 'other' ? new InfraError('container-start', err.message) : err;
+    }
+  }
+
+  private async removeCreatedByName(name: string): Promise<void> {
+    for (const waitMs of [0, 250, 1000]) {
+      await sleep(waitMs);
+      await this.remove(name).catch(() => undefined);
+    }
+  }
+
+  async inspect(containerId: string): Promise<ContainerState | undefined> {
+    try {
+      const info = await this.docker.getContainer(containerId).inspect();
+      return { running: info.State.Running, oomKilled: info.State.OOMKilled, exitCode: info.State.Running ? null : info.State.ExitCode };
+    } catch (e) {
+      if (statusCode(e) === 404) return undefined;
+      throw this.engineError(e, `inspect container ${containerId.slice(0, 12)}`);
     }
   }
 
@@ -158,6 +183,7 @@ export class DockerodeRuntime implements ContainerRuntime {
       });
       stream = await exec.start({ hijack: true, stdin: false });
     } catch (e) {
+      if (isConnectionError(e)) throw this.engineError(e, 'exec');
       throw new InfraError('exec-failed', `exec in container ${containerId.slice(0, 12)}: ${message(e)}`);
     }
     const out = new PassThrough();
@@ -207,6 +233,7 @@ export class DockerodeRuntime implements ContainerRuntime {
     try {
       await this.docker.getContainer(containerId).putArchive(tar, { path: dir });
     } catch (e) {
+      if (isConnectionError(e)) throw this.engineError(e, 'copy');
       throw new InfraError('copy-failed', `copy into ${dir} of container ${containerId.slice(0, 12)}: ${message(e)}`);
     }
   }
@@ -219,6 +246,7 @@ export class DockerodeRuntime implements ContainerRuntime {
       return Buffer.concat(chunks);
     } catch (e) {
       if (statusCode(e) === 404) return undefined;
+      if (isConnectionError(e)) throw this.engineError(e, 'copy');
       throw new InfraError('copy-failed', `copy ${path} out of container ${containerId.slice(0, 12)}: ${message(e)}`);
     }
   }

@@ -3,9 +3,12 @@ import type { Agent } from '../agents/agent';
 import type { Task } from '../model/task';
 import type { TrialRecord } from '../results/trial';
 import type { RunStore } from '../results/store';
+import { recoverRuns } from '../results/recover';
+import { RUN_STOPPING_KINDS } from '../agents/providerErrors';
 import { ImageCache } from './image';
+import { leaseState, RunLease } from './lease';
 import { retryDelayMs } from './outcome';
-import { reapOrphans } from './reaper';
+import { pidAlive, reapOrphans } from './reaper';
 import type { ContainerRuntime } from './runtime';
 import { runTrial, type BeforeVerifierHook, type TrialResult } from './trial';
 
@@ -53,35 +56,64 @@ function safe(s: string): string {
 export class TrialRunner {
   readonly images: ImageCache;
   private seq = 0;
+  private readonly lease: RunLease;
+  /** Set when a trial's fault makes every further trial pointless (a refused key): the run stops. */
+  private stopMessage: string | undefined;
+  private readonly stopCtl = new AbortController();
 
   constructor(private readonly deps: SandboxDeps, private readonly store: RunStore) {
     this.images = deps.images ?? new ImageCache(deps.runtime);
+    this.lease = new RunLease(store.id);
   }
 
-  /** Checks the engine and removes orphans of killed runs; call once before the first trial. */
-  async prepare(signal?: AbortSignal): Promise<{ reaped: number }> {
+  /** Why the run stopped before its jobs were done, if it did. */
+  get stopped(): string | undefined {
+    return this.stopMessage;
+  }
+
+  /**
+   * Checks the engine, removes orphans of killed runs and appends the verdicts such runs wrote to
+   * their trial folders but not to their trials.jsonl; call once before the first trial.
+   */
+  async prepare(signal?: AbortSignal): Promise<{ reaped: number; recovered: number }> {
     await this.deps.runtime.ping(signal);
     const r = await reapOrphans(this.deps.runtime);
-    return { reaped: r.removed.length };
+    return { reaped: r.removed.length, recovered: recoverDeadRuns(path.dirname(this.store.dir), this.store.id) };
   }
 
   async runJob(job: TrialJob, opts: RunOptions): Promise<TrialResult[]> {
+    this.lease.acquire();
+    try {
+      return await this.runJobLeased(job, opts);
+    } finally {
+      this.lease.release();
+    }
+  }
+
+  private async runJobLeased(job: TrialJob, opts: RunOptions): Promise<TrialResult[]> {
     const results: TrialResult[] = [];
     const n = ++this.seq;
+    const signal = opts.signal ? AbortSignal.any([opts.signal, this.stopCtl.signal]) : this.stopCtl.signal;
     for (let t = 1; ; t++) {
+      if (this.stopMessage !== undefined) return results;
       const trialId = `${String(n).padStart(3, '0')}-${safe(job.task.id)}-${safe(job.label ?? job.agent.spec)}-a${job.attempt}${t > 1 ? `-t${t}` : ''}`;
       const logDir = this.store.trialDir(trialId);
       const result = await runTrial({ runtime: this.deps.runtime, images: this.images }, {
         task: job.task, taskPath: job.taskPath, agent: job.agent, runId: this.store.id, trialId,
         attempt: job.attempt, try: t, checkpoint: opts.checkpoint, logDir,
         logsRel: path.relative(this.store.dir, logDir).split(path.sep).join('/'),
-        beforeVerifier: job.beforeVerifier, onOutput: opts.onOutput, signal: opts.signal,
+        beforeVerifier: job.beforeVerifier, onOutput: opts.onOutput, signal,
+        record: (r) => this.store.append(r), leased: true,
       });
-      this.store.append(result.record);
       results.push(result);
       opts.onTrial?.(result, job);
-      if (!result.retryable || t > opts.retries || opts.signal?.aborted) return results;
-      await sleep(retryDelayMs(t, opts.retryBaseMs ?? 1000), opts.signal);
+      const infra = result.record.infra;
+      if (infra && RUN_STOPPING_KINDS.has(infra.kind) && this.stopMessage === undefined) {
+        this.stopMessage = infra.message;
+        this.stopCtl.abort('stopped');
+      }
+      if (!result.retryable || t > opts.retries || signal.aborted) return results;
+      await sleep(retryDelayMs(t, opts.retryBaseMs ?? 1000), signal);
     }
   }
 
@@ -93,13 +125,29 @@ export class TrialRunner {
       while (next < jobs.length) {
         const i = next++;
         const job = jobs[i] as TrialJob;
-        if (opts.signal?.aborted) { out[i] = []; continue; }
+        if (opts.signal?.aborted || this.stopMessage !== undefined) { out[i] = []; continue; }
         out[i] = await this.runJob(job, opts);
       }
     };
-    await Promise.all(Array.from({ length: Math.max(1, Math.min(opts.concurrency, jobs.length)) }, () => worker()));
+    this.lease.acquire();
+    try {
+      await Promise.all(Array.from({ length: Math.max(1, Math.min(opts.concurrency, jobs.length)) }, () => worker()));
+    } finally {
+      this.lease.release();
+    }
     return out;
   }
+}
+
+/** Recovers unrecorded verdicts of the runs under a results folder whose owner is gone. */
+export function recoverDeadRuns(resultsDir: string, ownId?: string): number {
+  return recoverRuns(resultsDir, (params) => {
+    if (!params) return false;
+    if (params.id === ownId) return true;
+    if (params.finishedAt) return false;
+    const lease = leaseState(params.id);
+    return lease === 'fresh' || (lease === 'absent' && (params.pid === process.pid || pidAlive(params.pid)));
+  });
 }
 
 export function countOutcomes(records: readonly TrialRecord[]): Record<string, number> {

@@ -61,6 +61,14 @@ export interface ContainerSummary {
   readonly state: string;
 }
 
+/** The engine's record of a container's state: what the agent inside cannot forge. */
+export interface ContainerState {
+  readonly running: boolean;
+  /** The engine saw an OOM kill in this container (set on the event, kept until the next start). */
+  readonly oomKilled: boolean;
+  readonly exitCode: number | null;
+}
+
 export interface ContainerRuntime {
   /** Human-readable endpoint (socket path or `DOCKER_HOST`). */
   readonly endpoint: string;
@@ -77,6 +85,8 @@ export interface ContainerRuntime {
   /** Force-removes a container and its anonymous volumes; a container already gone is not an error. */
   remove(containerId: string): Promise<void>;
   listByLabel(label: string): Promise<ContainerSummary[]>;
+  /** The container's state; undefined when it does not exist. */
+  inspect(containerId: string): Promise<ContainerState | undefined>;
 }
 
 /** A fault of the harness or the engine, never of the agent or the task's verdict. */
@@ -94,3 +104,5 @@ export const LABEL_TRIAL = 'taskwright.trial';
 export const LABEL_PID = 'taskwright.pid';
 export const LABEL_HOST = 'taskwright.host';
 export const LABEL_TASK = 'taskwright.task';
+/** Set on containers whose owner keeps a run lease (see `lease.ts`): the lease, not the pid, says it is alive. */
+export const LABEL_LEASE = 'taskwright.lease';
