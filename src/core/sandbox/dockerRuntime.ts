@@ -2,7 +2,7 @@ import Docker from 'dockerode';
 import { PassThrough, Readable } from 'node:stream';
 import {
   InfraError, type BuildSpec, type ContainerRuntime, type ContainerSpec, type ContainerState, type ContainerSummary,
-  type ExecOutcome, type ExecRequest,
+  type ExecOutcome, type ExecRequest, type OomWatch,
 } from './runtime';
 import { OutputBuffer } from './outputBuffer';
 
@@ -158,6 +158,34 @@ export class DockerodeRuntime implements ContainerRuntime {
       await sleep(waitMs);
       await this.remove(name).catch(() => undefined);
     }
+  }
+
+  async watchOom(containerId: string): Promise<OomWatch> {
+    let stream: NodeJS.ReadableStream;
+    try {
+      stream = await this.docker.getEvents({ filters: { container: [containerId], event: ['oom'], type: ['container'] } });
+    } catch (e) {
+      throw this.engineError(e, 'watch events');
+    }
+    let count = 0;
+    let buf = '';
+    stream.on('data', (c: Buffer) => {
+      buf += c.toString('utf8');
+      let i: number;
+      while ((i = buf.indexOf('\n')) >= 0) {
+        if (buf.slice(0, i).includes('"oom"')) count++;
+        buf = buf.slice(i + 1);
+      }
+    });
+    stream.on('error', () => undefined);
+    return {
+      stop: async () => {
+        // The event trails the kill by a few milliseconds.
+        await sleep(150);
+        (stream as unknown as { destroy?: () => void }).destroy?.();
+        return count + (buf.includes('"oom"') ? 1 : 0);
+      },
+    };
   }
 
   async inspect(containerId: string): Promise<ContainerState | undefined> {

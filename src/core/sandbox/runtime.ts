@@ -87,6 +87,17 @@ export interface ContainerRuntime {
   listByLabel(label: string): Promise<ContainerSummary[]>;
   /** The container's state; undefined when it does not exist. */
   inspect(containerId: string): Promise<ContainerState | undefined>;
+  /**
+   * Counts the engine's OOM-kill events for a container from now until `stop()` (the engine's
+   * OOMKilled flag is only set when the container exits, so a killed verifier in a living container
+   * shows up only as an event). Optional: without it a verifier OOM is not told apart.
+   */
+  watchOom?(containerId: string): Promise<OomWatch>;
+}
+
+export interface OomWatch {
+  /** Stops watching; resolves to the OOM kills seen. */
+  stop(): Promise<number>;
 }
 
 /** A fault of the harness or the engine, never of the agent or the task's verdict. */

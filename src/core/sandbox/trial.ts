@@ -124,7 +124,8 @@ export async function runTrial(ctx: TrialContext, req: TrialRequest): Promise<Tr
   let containerId: string | undefined;
   let removed = false;
   let phase: TrialPhase | 'setup' = 'setup';
-  let oomBeforeVerifier = false;
+  /** OOM kills the engine reported while the verifier ran (undefined: not watched). */
+  let oomWatch: { stop(): Promise<number> } | undefined;
   let recorded = false;
 
   // Cancellation (the caller's signal) and the harness's own wall clock share one controller; the
@@ -215,7 +216,6 @@ export async function runTrial(ctx: TrialContext, req: TrialRequest): Promise<Tr
       facts.containerDied = { phase: 'agent', oomKilled: afterAgent.oomKilled, detail: `the container stopped during the agent's phase (exit ${afterAgent.exitCode ?? '?'}${afterAgent.oomKilled ? ', OOM-killed' : ''})` };
       return await finish();
     }
-    oomBeforeVerifier = afterAgent?.oomKilled ?? false;
 
     if (req.beforeVerifier) await req.beforeVerifier(new ContainerSession(task, containerId, runtime, { dir: req.logDir, prefix: 'probe', onOutput: req.onOutput }, trialCtl.signal, runtime.endpoint, { beforeFirstUse: ensureDirs }));
 
@@ -230,6 +230,7 @@ export async function runTrial(ctx: TrialContext, req: TrialRequest): Promise<Tr
     }
     if (fresh.cleared.length) fs.appendFileSync(file('agent.log'), `[removed what the agent's phase left at ${fresh.cleared.join(', ')} before the tests went in]\n`);
     await runtime.putArchive(containerId, '/', testsArchive(task, plan.testsTarget, plan.mkdirs, plan.extraTestFiles));
+    oomWatch = await runtime.watchOom?.(containerId);
     const verifierStarted = Date.now();
     emit(`$ ${plan.verifyCommand.join(' ')}\n`);
     const v = await runtime.exec(containerId, {
@@ -243,15 +244,16 @@ export async function runTrial(ctx: TrialContext, req: TrialRequest): Promise<Tr
     });
     durations.verifier = secs(Date.now() - verifierStarted);
     if (v.cancelled) return await finish();
+    const verifierOoms = await verifierOomCount();
     if (!v.timedOut) {
-      // The engine's OOM flag, clear after the agent's phase and set now: the verifier ran out of
-      // the task's memory. The reward it may have written is not a verdict.
+      // The engine saw an OOM kill while the verifier ran: the verifier ran out of the task's
+      // memory. The reward it may have written is not a verdict.
       const afterVerifier = await runtime.inspect(containerId);
       if (afterVerifier && !afterVerifier.running) {
-        facts.containerDied = { phase: 'verifier', oomKilled: afterVerifier.oomKilled && !oomBeforeVerifier, detail: `the container stopped while the verifier ran (exit ${afterVerifier.exitCode ?? '?'}${afterVerifier.oomKilled ? ', OOM-killed' : ''})` };
+        facts.containerDied = { phase: 'verifier', oomKilled: verifierOoms > 0, detail: `the container stopped while the verifier ran (exit ${afterVerifier.exitCode ?? '?'}${verifierOoms ? ', OOM kill' : ''})` };
         return await finish();
       }
-      if (afterVerifier?.oomKilled && !oomBeforeVerifier) {
+      if (verifierOoms > 0) {
         facts.verifierOom = true;
         emit(`[the verifier was OOM-killed (memory limit ${Math.round(limitsFor(task).memoryBytes / 1048576)} MB): not a verdict]\n`);
         return await finish();
@@ -289,6 +291,7 @@ export async function runTrial(ctx: TrialContext, req: TrialRequest): Promise<Tr
     return await finish();
   } finally {
     clearTimeout(wallClock);
+    void oomWatch?.stop();
     req.signal?.removeEventListener('abort', onCancel);
     if (containerId && !removed) await runtime.remove(containerId).catch(() => undefined);
   }
@@ -304,9 +307,15 @@ export async function runTrial(ctx: TrialContext, req: TrialRequest): Promise<Tr
     const healthy = !engineFault && await within(runtime.ping().then(() => true, () => false), EVIDENCE_TIMEOUT_MS, false);
     const state = healthy ? await within(runtime.inspect(containerId).catch(() => undefined), EVIDENCE_TIMEOUT_MS, undefined) : undefined;
     if (containerFault({ engineHealthy: healthy, engineFault, ...(state ? { state } : {}) }) !== 'container-died' || !state) return false;
-    const oomKilled = state.oomKilled && (phase === 'agent' || !oomBeforeVerifier);
-    facts.containerDied = { phase, oomKilled, detail: `the container stopped during the ${phase === 'agent' ? "agent's phase" : 'verifier'} (exit ${state.exitCode ?? '?'}${state.oomKilled ? ', OOM-killed' : ''}; engine healthy): ${e.message}` };
+    const oomKilled = phase === 'agent' ? state.oomKilled : (await verifierOomCount()) > 0;
+    facts.containerDied = { phase, oomKilled, detail: `the container stopped during the ${phase === 'agent' ? "agent's phase" : 'verifier'} (exit ${state.exitCode ?? '?'}${oomKilled ? ', OOM kill' : ''}; engine healthy): ${e.message}` };
     return true;
+  }
+
+  async function verifierOomCount(): Promise<number> {
+    const w = oomWatch;
+    oomWatch = undefined;
+    return w ? within(w.stop(), EVIDENCE_TIMEOUT_MS, 0) : 0;
   }
 
   async function removeContainer(): Promise<void> {
