@@ -16,7 +16,7 @@ import { parseTrialsJsonl, readRun } from '../../src/core/results/store';
 import type { TrialRecord } from '../../src/core/results/trial';
 import { notFresh } from '../../src/core/sandbox/harnessDirs';
 import { leaseState, RunLease } from '../../src/core/sandbox/lease';
-import { classifyTrial, containerFault, isVerdict } from '../../src/core/sandbox/outcome';
+import { classifyTrial, containerFault, deathPhase, isVerdict } from '../../src/core/sandbox/outcome';
 import { reapOrphans } from '../../src/core/sandbox/reaper';
 import type { ContainerRuntime, ContainerSummary } from '../../src/core/sandbox/runtime';
 import { packTar } from '../../src/core/sandbox/tar';
@@ -48,6 +48,13 @@ void describe('integrity: who a failure belongs to', () => {
     assert.equal(classifyTrial({ infra: { kind: 'engine-unreachable', message: '' }, containerDied: { phase: 'agent', oomKilled: false, detail: '' } }).outcome, 'infra-error');
     assert.equal(isVerdict('agent-error'), true);
     assert.equal(isVerdict('verifier-oom'), false);
+  });
+
+  void it('dates a death found after the agent\'s phase by the container\'s lifetime, not by when it was noticed', () => {
+    // Lived 10.3 s; the agent's phase ended 10 s after the start: the agent's `kill 1` showing late.
+    assert.equal(deathPhase(10_300, 10_000), 'agent');
+    assert.equal(deathPhase(25_000, 10_000), 'verifier');
+    assert.equal(deathPhase(undefined, 10_000), 'verifier', 'without the engine\'s times it is not the agent\'s excuse either: counted');
   });
 
   void it('judges /tests and the reward folder by the engine\'s archive: only an empty root-owned folder is fresh', () => {

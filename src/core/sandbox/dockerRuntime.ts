@@ -191,7 +191,11 @@ export class DockerodeRuntime implements ContainerRuntime {
   async inspect(containerId: string): Promise<ContainerState | undefined> {
     try {
       const info = await this.docker.getContainer(containerId).inspect();
-      return { running: info.State.Running, oomKilled: info.State.OOMKilled, exitCode: info.State.Running ? null : info.State.ExitCode };
+      const lifetimeMs = Date.parse(info.State.FinishedAt) - Date.parse(info.State.StartedAt);
+      return {
+        running: info.State.Running, oomKilled: info.State.OOMKilled, exitCode: info.State.Running ? null : info.State.ExitCode,
+        ...(!info.State.Running && Number.isFinite(lifetimeMs) && lifetimeMs >= 0 ? { lifetimeMs } : {}),
+      };
     } catch (e) {
       if (statusCode(e) === 404) return undefined;
       throw this.engineError(e, `inspect container ${containerId.slice(0, 12)}`);

@@ -79,6 +79,17 @@ export function containerFault(e: ContainerEvidence): 'engine' | 'container-died
   return 'engine';
 }
 
+/**
+ * The phase a container died in, when it was found dead after the agent's phase: by its lifetime on
+ * the engine's clock against how long it had lived when the agent's phase ended (on ours; both are
+ * durations, so the clocks' offset cancels). A `kill 1` takes a moment to show in the engine's
+ * record; a death within `graceMs` of the phase's end is the agent's.
+ */
+export function deathPhase(lifetimeMs: number | undefined, agentEndedAfterMs: number | undefined, graceMs = 2000): TrialPhase {
+  if (lifetimeMs === undefined || agentEndedAfterMs === undefined) return 'verifier';
+  return lifetimeMs <= agentEndedAfterMs + graceMs ? 'agent' : 'verifier';
+}
+
 /** Back-off before retry `n` (1-based) of an infra error: exponential, capped. */
 export function retryDelayMs(n: number, baseMs: number, capMs = 30_000): number {
   return Math.min(capMs, baseMs * 2 ** Math.max(0, n - 1));

@@ -67,6 +67,8 @@ export interface ContainerState {
   /** The engine saw an OOM kill in this container (set on the event, kept until the next start). */
   readonly oomKilled: boolean;
   readonly exitCode: number | null;
+  /** The container's lifetime by the engine's clock, ms (start to exit); undefined while running. */
+  readonly lifetimeMs?: number;
 }
 
 export interface ContainerRuntime {

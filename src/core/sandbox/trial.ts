@@ -9,7 +9,7 @@ import type { ImageCache } from './image';
 import { limitsFor } from './limits';
 import { writeRecordFile } from '../results/recover';
 import { freshHarnessDirs } from './harnessDirs';
-import { classifyTrial, containerFault, type TrialFacts, type TrialPhase } from './outcome';
+import { classifyTrial, containerFault, deathPhase, type TrialFacts, type TrialPhase } from './outcome';
 import {
   InfraError, LABEL, LABEL_HOST, LABEL_LEASE, LABEL_PID, LABEL_RUN, LABEL_TASK, LABEL_TRIAL, type ContainerRuntime,
 } from './runtime';
@@ -126,6 +126,9 @@ export async function runTrial(ctx: TrialContext, req: TrialRequest): Promise<Tr
   let phase: TrialPhase | 'setup' = 'setup';
   /** OOM kills the engine reported while the verifier ran (undefined: not watched). */
   let oomWatch: { stop(): Promise<number> } | undefined;
+  /** When the container was started and how long it had lived when the agent's phase ended (local clock). */
+  let startedLocal: number | undefined;
+  let agentEndedAfterMs: number | undefined;
   let recorded = false;
 
   // Cancellation (the caller's signal) and the harness's own wall clock share one controller; the
@@ -166,6 +169,7 @@ export async function runTrial(ctx: TrialContext, req: TrialRequest): Promise<Tr
       limits: limitsFor(task),
       networkMode: 'none',
     }, trialCtl.signal);
+    startedLocal = Date.now();
     // The harness's folders, as an archive (no process to start): before the agent's first command,
     // or, for an agent that never touches the container, together with the tests.
     const cid = containerId;
@@ -193,6 +197,7 @@ export async function runTrial(ctx: TrialContext, req: TrialRequest): Promise<Tr
     const settled = await Promise.race([agentRun.then((r) => ({ r }), (e: unknown) => ({ e })), timedOut, cancelled]);
     clearTimeout(agentTimer);
     durations.agent = secs(Date.now() - agentStarted);
+    agentEndedAfterMs = Date.now() - startedLocal;
     if (settled === 'timeout') {
       facts.agentTimedOut = true;
       await agentStopped();
@@ -250,7 +255,8 @@ export async function runTrial(ctx: TrialContext, req: TrialRequest): Promise<Tr
       // memory. The reward it may have written is not a verdict.
       const afterVerifier = await runtime.inspect(containerId);
       if (afterVerifier && !afterVerifier.running) {
-        facts.containerDied = { phase: 'verifier', oomKilled: verifierOoms > 0, detail: `the container stopped while the verifier ran (exit ${afterVerifier.exitCode ?? '?'}${verifierOoms ? ', OOM kill' : ''})` };
+        const died = deathPhase(afterVerifier.lifetimeMs, agentEndedAfterMs);
+        facts.containerDied = { phase: died, oomKilled: died === 'verifier' && verifierOoms > 0, detail: `the container stopped ${died === 'agent' ? "during the agent's phase" : 'while the verifier ran'} (exit ${afterVerifier.exitCode ?? '?'}${verifierOoms ? ', OOM kill' : ''})` };
         return await finish();
       }
       if (verifierOoms > 0) {
@@ -307,8 +313,10 @@ export async function runTrial(ctx: TrialContext, req: TrialRequest): Promise<Tr
     const healthy = !engineFault && await within(runtime.ping().then(() => true, () => false), EVIDENCE_TIMEOUT_MS, false);
     const state = healthy ? await within(runtime.inspect(containerId).catch(() => undefined), EVIDENCE_TIMEOUT_MS, undefined) : undefined;
     if (containerFault({ engineHealthy: healthy, engineFault, ...(state ? { state } : {}) }) !== 'container-died' || !state) return false;
-    const oomKilled = phase === 'agent' ? state.oomKilled : (await verifierOomCount()) > 0;
-    facts.containerDied = { phase, oomKilled, detail: `the container stopped during the ${phase === 'agent' ? "agent's phase" : 'verifier'} (exit ${state.exitCode ?? '?'}${oomKilled ? ', OOM kill' : ''}; engine healthy): ${e.message}` };
+    const died = phase === 'agent' ? 'agent' : deathPhase(state.lifetimeMs, agentEndedAfterMs);
+    const ooms = phase === 'agent' ? 0 : await verifierOomCount();
+    const oomKilled = died === 'agent' ? state.oomKilled : ooms > 0;
+    facts.containerDied = { phase: died, oomKilled, detail: `the container stopped during the ${died === 'agent' ? "agent's phase" : 'verifier'} (exit ${state.exitCode ?? '?'}${oomKilled ? ', OOM kill' : ''}; engine healthy): ${e.message}` };
     return true;
   }
 
