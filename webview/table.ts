@@ -132,7 +132,7 @@ export class VirtualTable {
         + `<div role="gridcell" class="vt-cell col-id" title="${escAttr(r.path)}">${escText(r.id)}</div>`
         + `<div role="gridcell" class="vt-cell num">${r.attempts}</div>`
         + `<div role="gridcell" class="vt-cell num">${r.successes}</div>`
-        + `<div role="gridcell" class="vt-cell num${r.infraErrors ? ' infra' : ''}">${r.infraErrors}</div>`
+        + `<div role="gridcell" class="vt-cell num${r.infraErrors || r.verifierOom ? ' infra' : ''}"${r.verifierOom ? ` title="${r.verifierOom} verifier OOM: the task's memory limit is too tight for its own verifier"` : ''}>${r.infraErrors}${r.verifierOom ? ` + ${r.verifierOom} OOM` : ''}</div>`
         + `<div role="gridcell" class="vt-cell num">${fmt(r.passAt1)}</div>`
         + `<div role="gridcell" class="vt-cell num col-passAtK">${fmt(r.passAtK)}${interval}</div>`
         + `<div role="gridcell" class="vt-cell col-band"><span class="band-chip band-bg-${b}">${BAND_LABELS[b]}</span></div>`

@@ -10,6 +10,7 @@ import { formatObservation, truncateMiddle } from '../../src/core/agents/observa
 import { OpenAICompatibleChat } from '../../src/core/agents/openai';
 import { createPolicyAgent, parseOpenAISpec } from '../../src/core/agents/policy';
 import { TerminalAgent, TRAJECTORY_FILE } from '../../src/core/agents/terminal';
+import { InfraError } from '../../src/core/sandbox/runtime';
 import { startAnthropicServer } from '../support/anthropicServer';
 import { fakeTask, LocalBashSession } from '../support/fakeSession';
 import { startOpenAIServer } from '../support/openaiServer';
@@ -174,15 +175,26 @@ void describe('agents: Anthropic Messages over the wire', () => {
     assert.deepEqual(requests[3]!.body.messages, requests[2]!.body.messages);
   });
 
-  void it('an error storm (529 overloaded) is the agent\'s failure, and so is a rejected key', async () => {
-    const storm = await withAnthropic(errorStorm(529), { maxRetries: 1 });
-    assert.equal(storm.result.status, 'error');
-    assert.match(storm.result.error!, /529|Overloaded/i);
-    assert.equal(storm.requests.length, 2);
-    const badKey = await withAnthropic(commandScript(SOLVE), { key: 'sk-wrong', maxRetries: 0 });
-    assert.equal(badKey.result.status, 'error');
-    assert.match(badKey.result.error!, /401/);
-    assert.ok(!badKey.result.error!.includes('sk-wrong'));
+  void it('an error storm (529 overloaded) is infra (no attempt), a rejected key stops the run, and neither leaks the key', async () => {
+    let requests = 0;
+    await assert.rejects(withAnthropic(errorStorm(529), { maxRetries: 1 }).then(() => undefined, (e: unknown) => { throw e; }), (e: unknown) => {
+      assert.ok(e instanceof InfraError);
+      assert.equal(e.kind, 'provider-unreachable');
+      assert.equal(e.retryable, true);
+      assert.match(e.message, /529|Overloaded/i);
+      return true;
+    });
+    const badKey = withAnthropic(commandScript(SOLVE), { key: 'sk-wrong-key-0123456789abcdef', maxRetries: 0 });
+    await assert.rejects(badKey, (e: unknown) => {
+      assert.ok(e instanceof InfraError);
+      assert.equal(e.kind, 'provider-refused');
+      assert.equal(e.retryable, false);
+      assert.match(e.message, /401/);
+      assert.ok(!e.message.includes('sk-wrong-key-0123456789abcdef'));
+      requests++;
+      return true;
+    });
+    assert.equal(requests, 1);
   });
 });
 
@@ -206,7 +218,7 @@ void describe('agents: OpenAI-compatible chat completions over the wire', () => 
     }
   });
 
-  void it('solves over plain JSON with `reasoning` (Ollama style), and an error storm is the agent\'s failure', async () => {
+  void it('solves over plain JSON with `reasoning` (Ollama style), and a 500 storm is infra, never a scored attempt', async () => {
     const server = await startOpenAIServer({ reasoningField: 'reasoning', script: commandScript(SOLVE, { reasoning: 'r' }) });
     const s = session();
     try {
@@ -220,8 +232,7 @@ void describe('agents: OpenAI-compatible chat completions over the wire', () => 
     const storm = await startOpenAIServer({ script: firstThen(100, { kind: 'error', status: 500 }, errorStorm(500)) });
     try {
       const chat = new OpenAICompatibleChat({ model: 'm', baseURL: storm.url, maxRetries: 1 });
-      const r = await new TerminalAgent('openai:m', chat).run(session(), new AbortController().signal);
-      assert.equal(r.status, 'error');
+      await assert.rejects(new TerminalAgent('openai:m', chat).run(session(), new AbortController().signal), (e: unknown) => e instanceof InfraError && e.kind === 'provider-unreachable');
       assert.equal(storm.requests.length, 2);
     } finally {
       await storm.close();

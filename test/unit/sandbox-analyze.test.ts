@@ -45,6 +45,11 @@ void describe('validation analysis', () => {
     assert.ok(v.checks.every((c) => c.status === 'pass'));
   });
 
+  void it('flags a verifier OOM on the task as its own finding', () => {
+    const v = run({ oracle: [t('passed'), t('verifier-oom')] });
+    assert.ok(v.findings.some((f) => f.rule === 'verifier-oom' && f.severity === 'error'));
+  });
+
   void it('is invalid when the oracle never passes, with the finding on the solution', () => {
     const v = run({ oracle: [t('failed'), t('failed')] });
     assert.equal(v.verdict, 'invalid');

@@ -8,7 +8,7 @@ import { loadTask } from '../../src/core/loader/index';
 import { newRunId, readRun, RunStore } from '../../src/core/results/store';
 import { TrialRunner } from '../../src/core/sandbox/runner';
 import {
-  InfraError, type BuildSpec, type ContainerRuntime, type ContainerSpec, type ContainerSummary, type ExecOutcome, type ExecRequest,
+  InfraError, type BuildSpec, type ContainerRuntime, type ContainerSpec, type ContainerState, type ContainerSummary, type ExecOutcome, type ExecRequest,
 } from '../../src/core/sandbox/runtime';
 import { Readable } from 'node:stream';
 import { packTar } from '../../src/core/sandbox/tar';
@@ -31,15 +31,20 @@ class FakeRuntime implements ContainerRuntime {
     if (this.failStarts-- > 0) return Promise.reject(new InfraError('container-start', 'engine hiccup'));
     return Promise.resolve(`c${this.starts}`);
   }
-  exec(_id: string, _req: ExecRequest): Promise<ExecOutcome> {
+  /** Containers whose verifier ran: only then does the reward folder hold a reward. */
+  private readonly verified = new Set<string>();
+  exec(id: string, req: ExecRequest): Promise<ExecOutcome> {
+    if (req.cmd.includes('/tests/test.sh')) this.verified.add(id);
     return Promise.resolve({ exitCode: 0, stdout: '', stderr: '', timedOut: false, cancelled: false, durationMs: 1 });
   }
   putArchive(): Promise<void> { return Promise.resolve(); }
-  getArchive(): Promise<Readable | undefined> {
+  getArchive(id: string, p: string): Promise<Readable | undefined> {
+    if (p !== '/logs/verifier' || !this.verified.has(id)) return Promise.resolve(undefined);
     return Promise.resolve(Readable.from([packTar([{ name: 'verifier', mode: 0o755, type: 'dir' }, { name: 'verifier/reward.txt', mode: 0o644, type: 'file', data: Buffer.from(this.reward) }])]));
   }
   remove(id: string): Promise<void> { this.removed.push(id); return Promise.resolve(); }
   listByLabel(): Promise<ContainerSummary[]> { return Promise.resolve([]); }
+  inspect(): Promise<ContainerState | undefined> { return Promise.resolve({ running: true, oomKilled: false, exitCode: null }); }
 }
 
 function store(): RunStore {

@@ -30,8 +30,9 @@ export const runCommand: CliCommand = {
     '  --results DIR     results store (default .taskwright/runs)',
     '  --json            print the trial records as JSON',
     '',
-    'Exit status: 0 when the run completed, 1 when the engine is unreachable or the run had to stop (full disk,',
-    'frozen engine), 2 on usage errors, 130 when interrupted.',
+    'Exit status: 0 when the run completed with no infrastructure error, 1 when the engine is unreachable, a',
+    'trial hit an infrastructure error, the model server refused the key or model, or the run had to stop',
+    '(full disk, frozen engine), 2 on usage errors, 130 when interrupted.',
   ].join('\n'),
   options: {
     agent: { type: 'string' }, attempts: { type: 'string' }, concurrency: { type: 'string' }, retries: { type: 'string' },
@@ -55,7 +56,7 @@ export const runCommand: CliCommand = {
     const resultsDir = resultsDirOf(args, io);
     const targets = await resolveTargets(args.positionals, io);
     const runtime = new DockerodeRuntime();
-    if (!(await prepareEngine(runtime, io))) return 1;
+    if (!(await prepareEngine(runtime, io, resultsDir))) return 1;
     const store = RunStore.create(resultsDir, {
       id: newRunId(agent.spec.replace(/[^A-Za-z0-9]+/g, '-').slice(0, 24)), kind: 'run', agent: agent.spec,
       ...(agent.model ? { model: agent.model } : {}), ...(checkpoint ? { checkpoint } : {}),
@@ -81,8 +82,8 @@ export const runCommand: CliCommand = {
       if (!isDiskFull(e)) throw e;
       runner.stop(`the disk is full: ${e instanceof Error ? e.message : String(e)}`);
     }
-    if (runner.stopReason) {
-      io.err(`taskwright: the run stopped: ${runner.stopReason}. Containers removed; the trials recorded before it are kept in ${rel}.`);
+    if (runner.stopped !== undefined) {
+      io.err(`taskwright: the run stopped: ${runner.stopped}. Containers removed; the trials recorded before it are kept in ${rel}.`);
       return 1;
     }
     if (json) io.out(JSON.stringify({ version: 1, results: rel, trials: records }, null, 2));
@@ -90,6 +91,12 @@ export const runCommand: CliCommand = {
     if (io.signal.aborted) {
       io.err('taskwright: interrupted; containers removed, finished trials kept in the results store');
       return 130;
+    }
+    const infra = counts['infra-error'] ?? 0;
+    // Until a tolerated infra rate exists, any infra error says the run's numbers are incomplete.
+    if (infra) {
+      io.err(`taskwright: ${infra} trial(s) ended in infrastructure errors (not counted as attempts); exit status 1`);
+      return 1;
     }
     return 0;
   },

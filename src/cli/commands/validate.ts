@@ -4,6 +4,7 @@ import { findingToJson, type FindingJson } from '../../core/report/findingJson';
 import { defaultResultsDir, newRunId, RunStore } from '../../core/results/store';
 import { DockerodeRuntime } from '../../core/sandbox/dockerRuntime';
 import { reapOrphans } from '../../core/sandbox/reaper';
+import { recoverDeadRuns } from '../../core/sandbox/runner';
 import { InfraError } from '../../core/sandbox/runtime';
 import type { CheckResult, TaskValidation, ValidationVerdict } from '../../core/validate/types';
 import { validateTasks, type ValidateTarget } from '../../core/validate/validate';
@@ -43,11 +44,13 @@ export function resultsDirOf(args: ParsedArgs, io: CliIo): string {
 }
 
 /** Checks the engine and reaps orphans of killed runs; prints a clear message when the engine is missing. */
-export async function prepareEngine(runtime: DockerodeRuntime, io: CliIo): Promise<boolean> {
+export async function prepareEngine(runtime: DockerodeRuntime, io: CliIo, resultsDir?: string): Promise<boolean> {
   try {
     await runtime.ping(io.signal);
     const r = await reapOrphans(runtime);
     if (r.removed.length) io.err(`taskwright: removed ${r.removed.length} container(s) left by a killed run`);
+    const recovered = resultsDir ? recoverDeadRuns(resultsDir) : 0;
+    if (recovered) io.err(`taskwright: recovered ${recovered} verdict(s) a killed run wrote to its trial folders but not to trials.jsonl`);
     return true;
   } catch (e) {
     io.err(`taskwright: ${e instanceof InfraError ? e.message : String(e)}`);
@@ -82,7 +85,8 @@ export const validateCommand: CliCommand = {
     '  --verbose      stream build and trial output to stderr',
     '',
     'Checks: build, nop (reward 0), oracle (reward 1), agreement, reward-isolation, timeout-margin.',
-    'Exit status: 0 when every task is valid, 1 otherwise, 2 on usage errors, 130 when interrupted.',
+    'Exit status: 0 when every task is valid and no trial hit an infrastructure error, 1 otherwise, 2 on usage',
+    'errors, 130 when interrupted.',
   ].join('\n'),
   options: {
     runs: { type: 'string' }, concurrency: { type: 'string' }, format: { type: 'string' }, retries: { type: 'string' },
@@ -98,7 +102,7 @@ export const validateCommand: CliCommand = {
     const verbose = boolOpt(args, 'verbose');
     const targets = await resolveTargets(args.positionals, io);
     const runtime = new DockerodeRuntime();
-    if (!(await prepareEngine(runtime, io))) return 1;
+    if (!(await prepareEngine(runtime, io, resultsDir))) return 1;
     const store = RunStore.create(resultsDir, {
       id: newRunId('validate'), kind: 'validate', tasks: targets.map((t) => t.path), attempts: runs, concurrency, retries,
       startedAt: new Date().toISOString(), endpoint: runtime.endpoint, pid: process.pid,
@@ -133,6 +137,9 @@ export const validateCommand: CliCommand = {
       io.out(results.map(formatValidation).join('\n\n'));
       io.out(`\n${Object.entries(counts).map(([k, v]) => `${v} ${k}`).join(', ')} — trials and logs in ${rel}`);
     }
-    return results.every((r) => r.verdict === 'valid') ? 0 : 1;
+    const infra = results.reduce((n, r) => n + r.trials.filter((t) => t.outcome === 'infra-error').length, 0);
+    // Until a tolerated infra rate exists, any infra error says the run's numbers are incomplete.
+    if (infra) io.err(`taskwright: ${infra} trial(s) ended in infrastructure errors (see the infra findings above); exit status 1`);
+    return results.every((r) => r.verdict === 'valid') && !infra ? 0 : 1;
   },
 };

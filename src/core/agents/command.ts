@@ -41,6 +41,7 @@ export class CommandAgent implements Agent {
     session.log(`$ (host) ${this.program}`);
     return new Promise<AgentResult>((resolve) => {
       const child = spawn('/bin/sh', ['-c', this.program], { env, cwd: session.logDir, stdio: ['pipe', out, err], detached: true });
+      if (child.pid !== undefined) trackGroup(child.pid);
       let killTimer: NodeJS.Timeout | undefined;
       const stop = (): void => {
         if (child.pid === undefined || child.exitCode !== null) return;
@@ -52,6 +53,11 @@ export class CommandAgent implements Agent {
       child.stdin?.end(instruction);
       const finish = (r: AgentResult): void => {
         clearTimeout(killTimer);
+        // Children the program left in its group (a server it started) end with its phase.
+        if (child.pid !== undefined) {
+          try { process.kill(-child.pid, 'SIGKILL'); } catch { /* none left */ }
+          liveGroups.delete(child.pid);
+        }
         signal.removeEventListener('abort', stop);
         fs.closeSync(out);
         fs.closeSync(err);
@@ -65,6 +71,20 @@ export class CommandAgent implements Agent {
       });
     });
   }
+}
+
+/** Process groups of `command:` agents still running: killed if this process exits first. */
+const liveGroups = new Set<number>();
+let exitHookInstalled = false;
+
+function trackGroup(pid: number): void {
+  liveGroups.add(pid);
+  if (exitHookInstalled) return;
+  exitHookInstalled = true;
+  // The CLI may exit (Ctrl-C, a fatal error) before a stopped program's grace period ends.
+  process.on('exit', () => {
+    for (const g of liveGroups) { try { process.kill(-g, 'SIGKILL'); } catch { /* already gone */ } }
+  });
 }
 
 /** The runner reports a socket path or a URL; the Docker CLI wants `unix://` for sockets. */

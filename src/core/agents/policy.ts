@@ -54,7 +54,7 @@ export function createPolicyAgent(spec: string, options: PolicyAgentOptions = {}
         ...(options.anthropicBaseURL ? { baseURL: options.anthropicBaseURL } : {}),
         ...(options.anthropicAuthHeader ? { authHeader: options.anthropicAuthHeader } : {}),
       });
-      return new TerminalAgent(spec, chat, options);
+      return new TerminalAgent(spec, chat, { ...options, knownSecrets: [apiKey, authToken].filter((k): k is string => !!k) });
     }
     case 'openai': {
       const parsed = parseOpenAISpec(rest);
@@ -66,7 +66,7 @@ export function createPolicyAgent(spec: string, options: PolicyAgentOptions = {}
       }
       const apiKey = secrets('OPENAI_API_KEY');
       const o: OpenAICompatibleOptions = { model, ...common, ...stream, ...(baseURL ? { baseURL } : {}), ...(apiKey ? { apiKey } : {}) };
-      return new TerminalAgent(spec, new OpenAICompatibleChat(o), options);
+      return new TerminalAgent(spec, new OpenAICompatibleChat(o), { ...options, knownSecrets: apiKey ? [apiKey] : [] });
     }
     case 'command':
       if (!rest.trim()) throw new PolicySpecError('command: needs a program, e.g. command:./my-agent.sh');

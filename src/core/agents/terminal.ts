@@ -5,6 +5,7 @@ import type { Agent, AgentResult, TokenUsage, TrialSession } from './agent';
 import { addUsage, type ChatMessage, type ChatModel, type ToolCall, type ToolResult, type ToolSpec } from './chat';
 import { formatObservation, OBSERVATION_EDGE_BYTES } from './observation';
 import { costUsd } from '../llm/prices';
+import { providerInfraError } from './providerErrors';
 
 export interface TerminalAgentOptions {
   /** Tool calls (and turns without one) before the agent's phase ends (default 20). */
@@ -13,6 +14,8 @@ export interface TerminalAgentOptions {
   readonly commandTimeoutSec?: number;
   /** Bytes kept from each end of an observation (default 5,000). */
   readonly observationEdgeBytes?: number;
+  /** Keys given to the provider: redacted from anything its errors echo before it is logged. */
+  readonly knownSecrets?: readonly string[];
 }
 
 export const DEFAULT_MAX_STEPS = 20;
@@ -65,19 +68,22 @@ export function parseToolCall(call: ToolCall): Parsed {
 
 /**
  * The built-in terminal agent: a tool-use loop where the model runs `bash(command)` in the trial's
- * container and ends with `submit()`. A provider's failure (an error storm, a refused key) is the
- * policy's failed attempt: it comes back as `status: 'error'`. Only the engine's faults
- * (`InfraError` from the session) escape, so the runner can count them apart and retry.
+ * container and ends with `submit()`. A request the provider understood and rejected is the
+ * policy's failed attempt (`status: 'error'`); a provider that cannot be reached, refuses the key or
+ * does not know the model, and the engine's faults, escape as `InfraError` so the runner counts them
+ * apart (retries, or stops the run) and the verifier never scores an attempt that did not happen.
  */
 export class TerminalAgent implements Agent {
   readonly maxSteps: number;
   readonly commandTimeoutSec: number;
   private readonly edge: number;
+  private readonly secrets: readonly string[];
 
   constructor(readonly spec: string, private readonly chat: ChatModel, options: TerminalAgentOptions = {}) {
     this.maxSteps = options.maxSteps ?? DEFAULT_MAX_STEPS;
     this.commandTimeoutSec = options.commandTimeoutSec ?? DEFAULT_COMMAND_TIMEOUT_SEC;
     this.edge = options.observationEdgeBytes ?? OBSERVATION_EDGE_BYTES;
+    this.secrets = options.knownSecrets ?? [];
   }
 
   get model(): string {
@@ -110,8 +116,15 @@ export class TerminalAgent implements Agent {
         turn = await this.chat.turn(system, messages, TOOLS, signal);
       } catch (e) {
         if (e instanceof InfraError) throw e;
-        const msg = e instanceof Error ? e.message : String(e);
-        return done('error', 'model request failed', `${this.chat.provider} ${this.chat.model}: ${msg}`);
+        if (signal.aborted) return done('error', 'stopped', 'aborted');
+        // A model that never answered made no attempt: that is the provider's fault (unreachable:
+        // infra, retried; key or model refused: the run stops), never a scored failure.
+        const p = providerInfraError(e, `${this.chat.provider} ${this.chat.model}`, this.secrets);
+        if (p.infra) {
+          done('error', 'model server failed', p.message);
+          throw p.infra;
+        }
+        return done('error', 'model request failed', p.message);
       }
       turns++;
       usage = addUsage(usage, turn.usage);

@@ -11,6 +11,7 @@ function taskLine(t: TaskBandRow, k: number): string {
   const extra = [
     t.infraErrors ? `${t.infraErrors} infra` : '',
     t.possiblyInfra ? `${t.possiblyInfra} possibly infra` : '',
+    t.verifierOom ? `${t.verifierOom} verifier OOM: memory limit too tight for its verifier` : '',
     t.pending ? 'attempts not all in' : '',
     t.brokenReason ?? '',
   ].filter(Boolean).join('; ');
@@ -46,13 +47,13 @@ function csvCell(v: string | number | null | undefined): string {
 
 /** One row per (model, checkpoint, task). */
 export function renderBandCsv(report: BandReport): string {
-  const head = ['model', 'checkpoint', 'task', 'path', 'attempts', 'successes', 'infra_errors', 'possibly_infra', 'pass_at_1', `pass_at_${report.k}`, 'wilson_low', 'wilson_high', 'band', 'pending'];
+  const head = ['model', 'checkpoint', 'task', 'path', 'attempts', 'successes', 'infra_errors', 'possibly_infra', 'pass_at_1', `pass_at_${report.k}`, 'wilson_low', 'wilson_high', 'band', 'pending', 'verifier_oom'];
   const rows = [head.join(',')];
   for (const m of report.models) {
     for (const t of m.tasks) {
       rows.push([
         m.model, m.checkpoint ?? '', t.id, t.path, t.attempts, t.successes, t.infraErrors, t.possiblyInfra ?? 0,
-        num3(t.passAt1), num3(t.passAtK), num3(t.interval?.[0]), num3(t.interval?.[1]), t.band, t.pending ? 'yes' : '',
+        num3(t.passAt1), num3(t.passAtK), num3(t.interval?.[0]), num3(t.interval?.[1]), t.band, t.pending ? 'yes' : '', t.verifierOom ?? 0,
       ].map(csvCell).join(','));
     }
   }

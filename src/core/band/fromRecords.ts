@@ -48,6 +48,7 @@ interface MutableTask {
   attempts: Map<string, TrialRecord[]>;
   infraErrors: number;
   possiblyInfra: number;
+  verifierOom: number;
   pending: boolean;
   /** Attempts expected per source this task appeared in. */
   expected: Map<string, RecordSet>;
@@ -91,7 +92,7 @@ export function tallyRecords(sets: readonly RecordSet[], filter: RecordFilter = 
       const key = recordTaskKey(r);
       let t = m.tasks.get(key);
       if (!t) {
-        t = { id, path: r.task, attempts: new Map(), infraErrors: 0, possiblyInfra: 0, pending: false, expected: new Map() };
+        t = { id, path: r.task, attempts: new Map(), infraErrors: 0, possiblyInfra: 0, verifierOom: 0, pending: false, expected: new Map() };
         m.tasks.set(key, t);
       }
       t.expected.set(set.source, set);
@@ -103,6 +104,7 @@ export function tallyRecords(sets: readonly RecordSet[], filter: RecordFilter = 
         t.infraErrors++;
         if (r.infra?.kind === 'possibly-infra') t.possiblyInfra++;
       }
+      if (r.outcome === 'verifier-oom') t.verifierOom++;
       if (set.pendingTasks?.has(id) || set.pendingTasks?.has(r.task)) t.pending = true;
     }
   }
@@ -125,6 +127,11 @@ function finishTask(t: MutableTask): TaskTally {
     const set = t.expected.get(source)!;
     const last = lastTry(trials);
     if (last.outcome === 'cancelled') continue;
+    // A verifier OOM is the task's memory limit, not the policy: like infra, no attempt, but in.
+    if (last.outcome === 'verifier-oom') {
+      inBySource.set(source, (inBySource.get(source) ?? 0) + 1);
+      continue;
+    }
     if (last.outcome === 'infra-error') {
       // Still counted as "in" once the runner has given up on it (run over, or retries spent).
       const retriesLeft = !set.finished && set.retries !== undefined && (last.try ?? 1) <= set.retries;
@@ -139,5 +146,5 @@ function finishTask(t: MutableTask): TaskTally {
   for (const [source, set] of t.expected) {
     if (set.expectedAttempts !== undefined && (inBySource.get(source) ?? 0) < set.expectedAttempts) pending = true;
   }
-  return { id: t.id, path: t.path, attempts, successes, infraErrors: t.infraErrors, possiblyInfra: t.possiblyInfra, pending };
+  return { id: t.id, path: t.path, attempts, successes, infraErrors: t.infraErrors, possiblyInfra: t.possiblyInfra, ...(t.verifierOom ? { verifierOom: t.verifierOom } : {}), pending };
 }

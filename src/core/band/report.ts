@@ -12,6 +12,8 @@ export interface TaskTally {
   /** Every infra-error trial, retried ones included. */
   readonly infraErrors: number;
   readonly possiblyInfra: number;
+  /** Trials whose verifier the engine OOM-killed: not attempts; the task's memory limit is too tight. */
+  readonly verifierOom?: number;
   /** Some attempt is not in yet (running, awaiting an infra retry, or cut short by a cancel). */
   readonly pending: boolean;
 }
@@ -61,6 +63,7 @@ export function taskRow(t: TaskTally, k: number, th: BandThresholds, broken?: Br
     ...(interval ? { interval } : {}),
     band: classifyBand({ attempts: t.attempts, successes: t.successes, pending: t.pending, broken: reason !== undefined }, k, th),
     ...(t.possiblyInfra > 0 ? { possiblyInfra: t.possiblyInfra } : {}),
+    ...(t.verifierOom ? { verifierOom: t.verifierOom } : {}),
     ...(t.pending ? { pending: true } : {}),
     ...(reason !== undefined ? { brokenReason: reason } : {}),
   };

@@ -23,6 +23,8 @@ export interface TaskBandRow {
   readonly band: Band;
   /** Infra errors that may have been the agent's (TB1 `unknown_agent_error`): left out of attempts, shown apart. */
   readonly possiblyInfra?: number;
+  /** Trials whose verifier ran out of the task's memory (`verifier-oom`): left out of attempts, flagged on the task. */
+  readonly verifierOom?: number;
   /** Attempts still running or still to be retried: pass@k waits until every attempt of the task is in. */
   readonly pending?: boolean;
   /** Why the task is broken (from validation), when it is. */

@@ -107,7 +107,7 @@ function isTaskRow(v: unknown): v is TaskBandRow {
   return isRec(v) && isStr(v.id, 1024) && isStr(v.path) && isCount(v.attempts) && isCount(v.successes)
     && v.successes <= v.attempts && isCount(v.infraErrors) && isUnitOrNull(v.passAt1) && isUnitOrNull(v.passAtK)
     && (v.interval === undefined || isPair(v.interval)) && isBand(v.band)
-    && (v.possiblyInfra === undefined || isCount(v.possiblyInfra)) && (v.pending === undefined || typeof v.pending === 'boolean')
+    && (v.possiblyInfra === undefined || isCount(v.possiblyInfra)) && (v.verifierOom === undefined || isCount(v.verifierOom)) && (v.pending === undefined || typeof v.pending === 'boolean')
     && (v.brokenReason === undefined || isStr(v.brokenReason, 10_000));
 }
 

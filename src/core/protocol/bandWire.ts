@@ -24,6 +24,7 @@ export interface WireColumns {
   readonly band: readonly number[];
   /** Sparse extras, keyed by row index. */
   readonly possiblyInfra?: Readonly<Record<string, number>>;
+  readonly verifierOom?: Readonly<Record<string, number>>;
   readonly pending?: readonly number[];
   readonly brokenReason?: Readonly<Record<string, string>>;
 }
@@ -56,6 +57,7 @@ export function encodeReport(report: BandReport): WireReport {
       passAt1: [] as (number | null)[], passAtK: [] as (number | null)[], lo: [] as (number | null)[], hi: [] as (number | null)[], band: [] as number[],
     };
     const possiblyInfra: Record<string, number> = {};
+    const verifierOom: Record<string, number> = {};
     const pending: number[] = [];
     const brokenReason: Record<string, string> = {};
     tasks.forEach((t, i) => {
@@ -70,12 +72,14 @@ export function encodeReport(report: BandReport): WireReport {
       cols.hi.push(t.interval ? r4(t.interval[1]) : null);
       cols.band.push(bandIx.get(t.band)!);
       if (t.possiblyInfra) possiblyInfra[i] = t.possiblyInfra;
+      if (t.verifierOom) verifierOom[i] = t.verifierOom;
       if (t.pending) pending.push(i);
       if (t.brokenReason !== undefined) brokenReason[i] = t.brokenReason;
     });
     const rows: WireColumns = {
       ...cols,
       ...(Object.keys(possiblyInfra).length ? { possiblyInfra } : {}),
+      ...(Object.keys(verifierOom).length ? { verifierOom } : {}),
       ...(pending.length ? { pending } : {}),
       ...(Object.keys(brokenReason).length ? { brokenReason } : {}),
     };
@@ -122,6 +126,7 @@ export function decodeReport(v: unknown): BandReport | undefined {
     if (!isArrayOf(cId, len) || !isArrayOf(cPath, len) || !isArrayOf(cAtt, len) || !isArrayOf(cSucc, len) || !isArrayOf(cInfra, len)
       || !isArrayOf(cBand, len) || !isArrayOf(cP1, len) || !isArrayOf(cPk, len) || !isArrayOf(cLo, len) || !isArrayOf(cHi, len)) return undefined;
     const possiblyInfra = isRec(c.possiblyInfra) ? c.possiblyInfra : {};
+    const verifierOom = isRec(c.verifierOom) ? c.verifierOom : {};
     const brokenReason = isRec(c.brokenReason) ? c.brokenReason : {};
     const tasks = new Array<TaskBandRow>(len);
     const maxId = ids.length - 1, maxPath = paths.length - 1, maxBand = BANDS.length - 1;
@@ -142,6 +147,10 @@ export function decodeReport(v: unknown): BandReport | undefined {
     for (const [k, n] of Object.entries(possiblyInfra)) {
       const row = tasks[Number(k)] as { possiblyInfra?: number } | undefined;
       if (row && typeof n === 'number') row.possiblyInfra = n;
+    }
+    for (const [k, n] of Object.entries(verifierOom)) {
+      const row = tasks[Number(k)] as { verifierOom?: number } | undefined;
+      if (row && typeof n === 'number') row.verifierOom = n;
     }
     if (Array.isArray(c.pending)) {
       for (const i of c.pending) {

@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { DiskFullError, guardWrite, isDiskFull } from './diskFull';
+import { unrecordedTrials } from './recover';
 import { TRIAL_OUTCOMES, type TrialRecord } from './trial';
 
 /**
@@ -255,7 +256,10 @@ export function readRun(dirOrFile: string): ReadTrialsResult & { readonly params
   } catch {
     params = undefined;
   }
-  return { ...readTrialsFile(file), params };
+  const parsed = readTrialsFile(file);
+  // Verdicts a killed process wrote to a trial folder but not yet to trials.jsonl still count.
+  const recovered = unrecordedTrials(dir, parsed.trials);
+  return { ...parsed, ...(recovered.length ? { trials: [...parsed.trials, ...recovered] } : {}), params };
 }
 
 /** Run folders under a results folder, newest first. */

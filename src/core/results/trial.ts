@@ -10,10 +10,15 @@ export type TrialOutcome =
   | 'verifier-timeout'
   | 'verifier-error'
   | 'infra-error'
-  | 'cancelled';
+  | 'cancelled'
+  /** The agent's phase broke its own container (killed its init, crashed it): a counted failed attempt. */
+  | 'agent-error'
+  /** The engine OOM-killed the verifier: the task's memory limit is too tight for its own verifier; not an attempt. */
+  | 'verifier-oom';
 
 export const TRIAL_OUTCOMES: readonly TrialOutcome[] = [
   'passed', 'failed', 'agent-timeout', 'verifier-timeout', 'verifier-error', 'infra-error', 'cancelled',
+  'agent-error', 'verifier-oom',
 ];
 
 export type InfraKind =
@@ -27,6 +32,10 @@ export type InfraKind =
   | 'exec-failed'
   | 'harness-timeout'
   | 'possibly-infra'
+  /** The model server could not be reached (refused, DNS, timed out, 5xx after retries). */
+  | 'provider-unreachable'
+  /** The model server refused the key (401/403) or does not know the model (404): the run stops. */
+  | 'provider-refused'
   | 'other';
 
 export interface TrialDurations {
@@ -66,4 +75,6 @@ export interface TrialRecord {
   readonly usage?: { readonly input: number; readonly output: number; readonly cacheRead?: number; readonly cacheWrite?: number };
   readonly costUsd?: number;
   readonly steps?: number;
+  /** Written from the trial's own `record.json` after the process died between verdict and record. */
+  readonly recovered?: boolean;
 }

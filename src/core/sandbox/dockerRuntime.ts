@@ -1,8 +1,8 @@
 import Docker from 'dockerode';
 import { PassThrough, Readable } from 'node:stream';
 import {
-  InfraError, type BuildSpec, type ContainerRuntime, type ContainerSpec, type ContainerSummary, type ExecOutcome,
-  type ExecRequest,
+  InfraError, type BuildSpec, type ContainerRuntime, type ContainerSpec, type ContainerState, type ContainerSummary,
+  type ExecOutcome, type ExecRequest, type OomWatch,
 } from './runtime';
 import { engineTimeoutMs, withDeadline } from './engineDeadline';
 import { OutputBuffer } from './outputBuffer';
@@ -143,13 +143,70 @@ export class DockerodeRuntime implements ContainerRuntime {
         abortSignal: sig,
       } as Docker.ContainerCreateOptions), signal);
       id = c.id;
+      // A cancel that lands while the engine creates the container: it exists, the caller never
+      // learns its id, so it is removed here rather than left to the reaper.
+      if (signal?.aborted) throw new InfraError('other', 'cancelled while the container was created', false);
       await this.call('start container', (sig) => c.start({ abortSignal: sig }));
+      if (signal?.aborted) throw new InfraError('other', 'cancelled while the container was started', false);
       return c.id;
     } catch (e) {
       if (id) await this.remove(id).catch(() => undefined);
+      // An aborted create request may still be carried out by the engine after the client hung up:
+      // remove it by its name, again a moment later in case the engine was still creating it.
+      else if (signal?.aborted && spec.name) await this.removeCreatedByName(spec.name);
+      if (e instanceof InfraError) throw e;
       if (statusCode(e) === 404) throw new InfraError('image-missing', `image ${spec.image} is not present locally: ${message(e)}`, false);
       const err = this.engineError(e, `start container from ${spec.image}`);
       throw err.kind === 'other' ? new InfraError('container-start', err.message) : err;
+    }
+  }
+
+  private async removeCreatedByName(name: string): Promise<void> {
+    for (const waitMs of [0, 250, 1000]) {
+      await sleep(waitMs);
+      await this.remove(name).catch(() => undefined);
+    }
+  }
+
+  async watchOom(containerId: string): Promise<OomWatch> {
+    let stream: NodeJS.ReadableStream;
+    try {
+      stream = await this.docker.getEvents({ filters: { container: [containerId], event: ['oom'], type: ['container'] } });
+    } catch (e) {
+      throw this.engineError(e, 'watch events');
+    }
+    let count = 0;
+    let buf = '';
+    stream.on('data', (c: Buffer) => {
+      buf += c.toString('utf8');
+      let i: number;
+      while ((i = buf.indexOf('\n')) >= 0) {
+        if (buf.slice(0, i).includes('"oom"')) count++;
+        buf = buf.slice(i + 1);
+      }
+    });
+    stream.on('error', () => undefined);
+    return {
+      stop: async () => {
+        // The event trails the kill by a few milliseconds.
+        await sleep(150);
+        (stream as unknown as { destroy?: () => void }).destroy?.();
+        return count + (buf.includes('"oom"') ? 1 : 0);
+      },
+    };
+  }
+
+  async inspect(containerId: string): Promise<ContainerState | undefined> {
+    try {
+      const info = await this.docker.getContainer(containerId).inspect();
+      const lifetimeMs = Date.parse(info.State.FinishedAt) - Date.parse(info.State.StartedAt);
+      return {
+        running: info.State.Running, oomKilled: info.State.OOMKilled, exitCode: info.State.Running ? null : info.State.ExitCode,
+        ...(!info.State.Running && Number.isFinite(lifetimeMs) && lifetimeMs >= 0 ? { lifetimeMs } : {}),
+      };
+    } catch (e) {
+      if (statusCode(e) === 404) return undefined;
+      throw this.engineError(e, `inspect container ${containerId.slice(0, 12)}`);
     }
   }
 
@@ -169,6 +226,7 @@ export class DockerodeRuntime implements ContainerRuntime {
       stream = await this.call('start exec', (sig) => e.start({ hijack: true, stdin: false, abortSignal: sig } as Docker.ExecStartOptions));
     } catch (e) {
       if (e instanceof InfraError && e.kind === 'engine-timeout') throw e;
+      if (isConnectionError(e)) throw this.engineError(e, 'exec');
       throw new InfraError('exec-failed', `exec in container ${containerId.slice(0, 12)}: ${message(e)}`);
     }
     const out = new PassThrough();
@@ -257,6 +315,7 @@ export class DockerodeRuntime implements ContainerRuntime {
       }
     } catch (e) {
       if (e instanceof InfraError && e.kind === 'engine-timeout') throw e;
+      if (isConnectionError(e)) throw this.engineError(e, 'copy');
       // The engine answered and refused (no space in the container, a bad archive): trying again
       // copies the same bytes into the same image, so it is not retried.
       const answered = statusCode(e) !== undefined;
@@ -295,6 +354,7 @@ export class DockerodeRuntime implements ContainerRuntime {
     } catch (e) {
       if (statusCode(e) === 404) return undefined;
       if (e instanceof InfraError && e.kind === 'engine-timeout') throw e;
+      if (isConnectionError(e)) throw this.engineError(e, 'copy');
       throw new InfraError('copy-failed', `copy ${path} out of container ${containerId.slice(0, 12)}: ${message(e)}`);
     }
   }

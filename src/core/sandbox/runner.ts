@@ -4,9 +4,12 @@ import type { Task } from '../model/task';
 import type { TrialRecord } from '../results/trial';
 import { isDiskFull } from '../results/diskFull';
 import type { RunStore } from '../results/store';
+import { recoverRuns } from '../results/recover';
+import { RUN_STOPPING_KINDS } from '../agents/providerErrors';
 import { ImageCache } from './image';
+import { leaseState, RunLease } from './lease';
 import { retryDelayMs } from './outcome';
-import { reapOrphans } from './reaper';
+import { pidAlive, reapOrphans } from './reaper';
 import type { ContainerRuntime } from './runtime';
 import { runTrial, type BeforeVerifierHook, type TrialResult } from './trial';
 
@@ -54,25 +57,35 @@ function safe(s: string): string {
 export class TrialRunner {
   readonly images: ImageCache;
   private seq = 0;
-  /** Set when the run had to stop early (a full disk, a frozen engine): the one message to show. */
-  stopReason?: string;
+  private readonly lease: RunLease;
+  /** Set when the run had to stop early (a full disk, a frozen engine, a refused key): the one message to show. */
+  private stopReason: string | undefined;
   /** Aborted on such a stop: trials in flight end (containers removed), no new one starts. */
   private readonly stopCtl = new AbortController();
 
   constructor(private readonly deps: SandboxDeps, private readonly store: RunStore) {
     this.images = deps.images ?? new ImageCache(deps.runtime);
+    this.lease = new RunLease(store.id);
   }
 
-  /** Checks the engine and removes orphans of killed runs; call once before the first trial. */
-  async prepare(signal?: AbortSignal): Promise<{ reaped: number }> {
+  /** Why the run stopped before its jobs were done, if it did. */
+  get stopped(): string | undefined {
+    return this.stopReason;
+  }
+
+  /**
+   * Checks the engine, removes orphans of killed runs and appends the verdicts such runs wrote to
+   * their trial folders but not to their trials.jsonl; call once before the first trial.
+   */
+  async prepare(signal?: AbortSignal): Promise<{ reaped: number; recovered: number }> {
     await this.deps.runtime.ping(signal);
     const r = await reapOrphans(this.deps.runtime);
-    return { reaped: r.removed.length };
+    return { reaped: r.removed.length, recovered: recoverDeadRuns(path.dirname(this.store.dir), this.store.id) };
   }
 
   /** Stops the run: in-flight trials are cancelled (their containers removed), no new one starts. */
   stop(reason: string): void {
-    if (this.stopReason) return;
+    if (this.stopReason !== undefined) return;
     this.stopReason = reason;
     this.stopCtl.abort(new Error(reason));
   }
@@ -82,13 +95,25 @@ export class TrialRunner {
   }
 
   async runJob(job: TrialJob, opts: RunOptions): Promise<TrialResult[]> {
+    this.lease.acquire();
+    try {
+      return await this.runJobLeased(job, opts);
+    } finally {
+      this.lease.release();
+    }
+  }
+
+  private async runJobLeased(job: TrialJob, opts: RunOptions): Promise<TrialResult[]> {
     const results: TrialResult[] = [];
     const n = ++this.seq;
     const signal = this.signalOf(opts);
     for (let t = 1; ; t++) {
-      if (this.stopReason) return results;
+      if (this.stopReason !== undefined) return results;
       const trialId = `${String(n).padStart(3, '0')}-${safe(job.task.id)}-${safe(job.label ?? job.agent.spec)}-a${job.attempt}${t > 1 ? `-t${t}` : ''}`;
       let result: TrialResult;
+      // The record is saved by the trial itself, before its container is removed (a kill -9 after
+      // that loses nothing); a full disk replaces it by a short record and stops the run.
+      let saved = true;
       try {
         const logDir = this.store.trialDir(trialId);
         result = await runTrial({ runtime: this.deps.runtime, images: this.images }, {
@@ -96,13 +121,14 @@ export class TrialRunner {
           attempt: job.attempt, try: t, checkpoint: opts.checkpoint, logDir,
           logsRel: path.relative(this.store.dir, logDir).split(path.sep).join('/'),
           beforeVerifier: job.beforeVerifier, onOutput: opts.onOutput, signal,
+          record: (r) => { saved = this.save(r); }, leased: true,
         });
       } catch (e) {
         if (!isDiskFull(e)) throw e;
         this.stop(`the disk is full: ${e instanceof Error ? e.message : String(e)}`);
         return results;
       }
-      if (!this.save(result)) return results;
+      if (!saved) return results;
       results.push(result);
       opts.onTrial?.(result, job);
       const kind = result.record.infra?.kind;
@@ -111,6 +137,7 @@ export class TrialRunner {
         this.stop(`the Docker Engine at ${this.deps.runtime.endpoint} stopped answering (${result.record.infra?.message ?? 'engine timeout'}); the run stops, its finished trials are kept`);
         return results;
       }
+      if (kind && RUN_STOPPING_KINDS.has(kind)) { this.stop(result.record.infra?.message ?? kind); return results; }
       if (!result.retryable || t > opts.retries || signal.aborted) return results;
       await sleep(retryDelayMs(t, opts.retryBaseMs ?? 1000), signal);
     }
@@ -121,15 +148,14 @@ export class TrialRunner {
    * record when that still fits (a trial never counts from a record that was not saved whole), and
    * the run stops. False when nothing could be saved.
    */
-  private save(result: TrialResult): boolean {
+  private save(r: TrialRecord): boolean {
     try {
-      this.store.append(result.record);
+      this.store.append(r);
       return true;
     } catch (e) {
       if (!isDiskFull(e)) throw e;
       const message = e instanceof Error ? e.message : String(e);
       this.stop(`the disk is full: ${message}`);
-      const r = result.record;
       try {
         this.store.append({
           trial: r.trial, task: r.task, ...(r.taskId ? { taskId: r.taskId } : {}), agent: r.agent, ...(r.model ? { model: r.model } : {}),
@@ -160,13 +186,29 @@ export class TrialRunner {
       while (next < jobs.length) {
         const i = next++;
         const job = jobs[i] as TrialJob;
-        if (opts.signal?.aborted || this.stopReason) { out[i] = []; continue; }
+        if (opts.signal?.aborted || this.stopReason !== undefined) { out[i] = []; continue; }
         out[i] = await this.runJob(job, opts);
       }
     };
-    await Promise.all(Array.from({ length: Math.max(1, Math.min(opts.concurrency, jobs.length)) }, () => worker()));
+    this.lease.acquire();
+    try {
+      await Promise.all(Array.from({ length: Math.max(1, Math.min(opts.concurrency, jobs.length)) }, () => worker()));
+    } finally {
+      this.lease.release();
+    }
     return out;
   }
+}
+
+/** Recovers unrecorded verdicts of the runs under a results folder whose owner is gone. */
+export function recoverDeadRuns(resultsDir: string, ownId?: string): number {
+  return recoverRuns(resultsDir, (params) => {
+    if (!params) return false;
+    if (params.id === ownId) return true;
+    if (params.finishedAt) return false;
+    const lease = leaseState(params.id);
+    return lease === 'fresh' || (lease === 'absent' && (params.pid === process.pid || pidAlive(params.pid)));
+  });
 }
 
 export function countOutcomes(records: readonly TrialRecord[]): Record<string, number> {

@@ -62,6 +62,16 @@ export interface ContainerSummary {
   readonly state: string;
 }
 
+/** The engine's record of a container's state: what the agent inside cannot forge. */
+export interface ContainerState {
+  readonly running: boolean;
+  /** The engine saw an OOM kill in this container (set on the event, kept until the next start). */
+  readonly oomKilled: boolean;
+  readonly exitCode: number | null;
+  /** The container's lifetime by the engine's clock, ms (start to exit); undefined while running. */
+  readonly lifetimeMs?: number;
+}
+
 export interface ContainerRuntime {
   /** Human-readable endpoint (socket path or `DOCKER_HOST`). */
   readonly endpoint: string;
@@ -78,6 +88,19 @@ export interface ContainerRuntime {
   /** Force-removes a container and its anonymous volumes; a container already gone is not an error. */
   remove(containerId: string): Promise<void>;
   listByLabel(label: string): Promise<ContainerSummary[]>;
+  /** The container's state; undefined when it does not exist. */
+  inspect(containerId: string): Promise<ContainerState | undefined>;
+  /**
+   * Counts the engine's OOM-kill events for a container from now until `stop()` (the engine's
+   * OOMKilled flag is only set when the container exits, so a killed verifier in a living container
+   * shows up only as an event). Optional: without it a verifier OOM is not told apart.
+   */
+  watchOom?(containerId: string): Promise<OomWatch>;
+}
+
+export interface OomWatch {
+  /** Stops watching; resolves to the OOM kills seen. */
+  stop(): Promise<number>;
 }
 
 /** A fault of the harness or the engine, never of the agent or the task's verdict. */
@@ -95,3 +118,5 @@ export const LABEL_TRIAL = 'taskwright.trial';
 export const LABEL_PID = 'taskwright.pid';
 export const LABEL_HOST = 'taskwright.host';
 export const LABEL_TASK = 'taskwright.task';
+/** Set on containers whose owner keeps a run lease (see `lease.ts`): the lease, not the pid, says it is alive. */
+export const LABEL_LEASE = 'taskwright.lease';

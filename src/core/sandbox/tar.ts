@@ -199,3 +199,25 @@ export function unpackTar(buf: Buffer): { name: string; data: Buffer }[] {
   }
   return out;
 }
+
+/** Every entry's header (any type), to judge what a path in a container holds without trusting it. */
+export function tarHeaders(buf: Buffer): { name: string; type: string; uid: number; mode: number; size: number }[] {
+  const out: { name: string; type: string; uid: number; mode: number; size: number }[] = [];
+  let off = 0;
+  let longName: string | undefined;
+  while (off + 512 <= buf.length) {
+    const h = buf.subarray(off, off + 512);
+    if (h.every((b) => b === 0)) break;
+    const str = (a: number, n: number): string => h.subarray(a, a + n).toString('utf8').replace(/\0.*$/s, '');
+    const num = (a: number, n: number): number => parseInt(str(a, n).trim() || '0', 8);
+    const size = num(124, 12);
+    const type = str(156, 1) || '0';
+    const prefix = str(345, 155);
+    const name = longName ?? (prefix ? `${prefix}/${str(0, 100)}` : str(0, 100));
+    longName = undefined;
+    if (type === 'L') longName = buf.subarray(off + 512, off + 512 + size).toString('utf8').replace(/\0.*$/s, '');
+    else if (type !== 'x' && type !== 'g') out.push({ name, type, uid: num(108, 8), mode: num(100, 8), size });
+    off += 512 + Math.ceil(size / 512) * 512;
+  }
+  return out;
+}

@@ -7,9 +7,11 @@ import type { InfraKind, TrialRecord } from '../results/trial';
 import { planFor, type VerifierVerdict } from './formats';
 import type { ImageCache } from './image';
 import { limitsFor } from './limits';
-import { classifyTrial, type TrialFacts } from './outcome';
+import { writeRecordFile } from '../results/recover';
+import { freshHarnessDirs } from './harnessDirs';
+import { classifyTrial, containerFault, deathPhase, type TrialFacts, type TrialPhase } from './outcome';
 import {
-  InfraError, LABEL, LABEL_HOST, LABEL_PID, LABEL_RUN, LABEL_TASK, LABEL_TRIAL, type ContainerRuntime,
+  InfraError, LABEL, LABEL_HOST, LABEL_LEASE, LABEL_PID, LABEL_RUN, LABEL_TASK, LABEL_TRIAL, type ContainerRuntime,
 } from './runtime';
 import { ContainerSession } from './session';
 import type { Readable } from 'node:stream';
@@ -43,6 +45,13 @@ export interface TrialRequest {
   readonly signal?: AbortSignal;
   /** Slack on top of the agent and verifier timeouts before the harness itself gives up. */
   readonly wallClockSlackSec?: number;
+  /**
+   * Saves the finished record (the results store's append). Called once, after the record is in the
+   * trial's `record.json` and, when a verdict exists, before the container is removed.
+   */
+  readonly record?: (record: TrialRecord) => void;
+  /** The run keeps a lease the reaper can judge its containers by (`lease.ts`). */
+  readonly leased?: boolean;
 }
 
 export interface TrialContext {
@@ -55,6 +64,21 @@ export interface TrialResult {
   readonly verdict?: VerifierVerdict;
   readonly imageBuilt: boolean;
   readonly retryable: boolean;
+}
+
+/** How long a stopped agent (a `command:` program above all) gets to exit before the trial moves on. */
+const AGENT_STOP_WAIT_MS = 8_000;
+/** Bound on the engine checks made after a failure, so a frozen engine cannot hold the trial. */
+const EVIDENCE_TIMEOUT_MS = 10_000;
+
+function within<T>(p: Promise<T>, ms: number, fallback: T): Promise<T> {
+  let t: NodeJS.Timeout | undefined;
+  return Promise.race([p, new Promise<T>((resolve) => { t = setTimeout(() => resolve(fallback), ms); })]).finally(() => clearTimeout(t));
+}
+
+/** Test-only fault injection: `TASKWRIGHT_FAILPOINT=after-record-file` dies right after `record.json`. */
+function failpoint(name: string): void {
+  if (process.env.TASKWRIGHT_FAILPOINT === name) process.kill(process.pid, 'SIGKILL');
 }
 
 function containerName(runId: string, trialId: string): string {
@@ -98,7 +122,8 @@ const secs = (ms: number): number => Math.round(ms) / 1000;
 /**
  * One trial: a fresh container from the task's image, the agent's phase, then the tests copied in
  * and the verifier run as the task's format prescribes. Whatever happens, the container is
- * force-removed before this returns; exactly one outcome is recorded.
+ * force-removed before this returns; exactly one outcome is recorded (before the removal when a
+ * verdict exists, so a process killed in between loses nothing).
  */
 export async function runTrial(ctx: TrialContext, req: TrialRequest): Promise<TrialResult> {
   const { runtime, images } = ctx;
@@ -115,6 +140,13 @@ export async function runTrial(ctx: TrialContext, req: TrialRequest): Promise<Tr
   let imageBuilt = false;
   let containerId: string | undefined;
   let removed = false;
+  let phase: TrialPhase | 'setup' = 'setup';
+  /** OOM kills the engine reported while the verifier ran (undefined: not watched). */
+  let oomWatch: { stop(): Promise<number> } | undefined;
+  /** When the container was started and how long it had lived when the agent's phase ended (local clock). */
+  let startedLocal: number | undefined;
+  let agentEndedAfterMs: number | undefined;
+  let recorded = false;
 
   // Cancellation (the caller's signal) and the harness's own wall clock share one controller; the
   // reason tells them apart. Aborting only stops waiting: the container removal below stops the work.
@@ -149,11 +181,12 @@ export async function runTrial(ctx: TrialContext, req: TrialRequest): Promise<Tr
       workdir: task.environment.workdir ?? image.workdir,
       labels: {
         [LABEL]: '1', [LABEL_RUN]: req.runId, [LABEL_TRIAL]: req.trialId, [LABEL_TASK]: task.id,
-        [LABEL_PID]: String(process.pid), [LABEL_HOST]: os.hostname(),
+        [LABEL_PID]: String(process.pid), [LABEL_HOST]: os.hostname(), ...(req.leased ? { [LABEL_LEASE]: '1' } : {}),
       },
       limits: limitsFor(task),
       networkMode: 'none',
     }, trialCtl.signal);
+    startedLocal = Date.now();
     // The harness's folders, as an archive (no process to start): before the agent's first command,
     // or, for an agent that never touches the container, together with the tests.
     const cid = containerId;
@@ -174,18 +207,22 @@ export async function runTrial(ctx: TrialContext, req: TrialRequest): Promise<Tr
       if (trialCtl.signal.aborted) resolve('cancelled');
       trialCtl.signal.addEventListener('abort', () => resolve('cancelled'), { once: true });
     });
+    phase = 'agent';
     const agentRun = req.agent.run(session, agentSignal);
+    // A stopped agent is waited for (bounded): a host `command:` program is killed, not left running.
+    const agentStopped = (): Promise<unknown> => within(agentRun.catch(() => undefined), AGENT_STOP_WAIT_MS, undefined);
     const settled = await Promise.race([agentRun.then((r) => ({ r }), (e: unknown) => ({ e })), timedOut, cancelled]);
     clearTimeout(agentTimer);
     durations.agent = secs(Date.now() - agentStarted);
+    agentEndedAfterMs = Date.now() - startedLocal;
     if (settled === 'timeout') {
       facts.agentTimedOut = true;
-      agentRun.catch(() => undefined);
+      await agentStopped();
       session.log(`[agent timed out after ${task.timeouts.agentSec} s: container removed]`);
       return await finish();
     }
     if (settled === 'cancelled') {
-      agentRun.catch(() => undefined);
+      await agentStopped();
       return await finish();
     }
     if ('e' in settled) {
@@ -194,10 +231,28 @@ export async function runTrial(ctx: TrialContext, req: TrialRequest): Promise<Tr
     } else agentResult = settled.r;
     if (agentResult.status === 'error') session.log(`[agent error: ${agentResult.error ?? 'unknown'}]`);
 
+    // Whatever the agent did inside its container is its own outcome: a container that is no longer
+    // running (its init killed, memory exhausted) ends the attempt as a counted failure.
+    const afterAgent = await runtime.inspect(containerId);
+    if (afterAgent && !afterAgent.running) {
+      facts.containerDied = { phase: 'agent', oomKilled: afterAgent.oomKilled, detail: `the container stopped during the agent's phase (exit ${afterAgent.exitCode ?? '?'}${afterAgent.oomKilled ? ', OOM-killed' : ''})` };
+      return await finish();
+    }
+
     if (req.beforeVerifier) await req.beforeVerifier(new ContainerSession(task, containerId, runtime, { dir: req.logDir, prefix: 'probe', onOutput: req.onOutput }, trialCtl.signal, runtime.endpoint, { beforeFirstUse: ensureDirs }));
 
-    // Verifier phase: tests copied in only now, so the agent never saw them.
+    // Verifier phase: tests copied in only now, so the agent never saw them, into folders the
+    // harness owns afresh (nothing the agent planted at the tests' or the reward's path survives).
+    phase = 'verifier';
+    const fresh = await freshHarnessDirs(runtime, containerId, [plan.testsTarget, ...(plan.rewardDir ? [plan.rewardDir] : [])], trialCtl.signal);
+    if (!fresh.ok) {
+      facts.harnessTampered = fresh.detail;
+      emit(`[${fresh.detail}]\n`);
+      return await finish();
+    }
+    if (fresh.cleared.length) fs.appendFileSync(file('agent.log'), `[removed what the agent's phase left at ${fresh.cleared.join(', ')} before the tests went in]\n`);
     await runtime.putArchive(containerId, '/', testsArchive(task, plan.testsTarget, plan.mkdirs, plan.extraTestFiles));
+    oomWatch = await runtime.watchOom?.(containerId);
     const verifierStarted = Date.now();
     emit(`$ ${plan.verifyCommand.join(' ')}\n`);
     const vOut = new CappedLog(file('verifier.stdout'));
@@ -215,6 +270,22 @@ export async function runTrial(ctx: TrialContext, req: TrialRequest): Promise<Tr
     vErr.end();
     durations.verifier = secs(Date.now() - verifierStarted);
     if (v.cancelled) return await finish();
+    const verifierOoms = await verifierOomCount();
+    if (!v.timedOut) {
+      // The engine saw an OOM kill while the verifier ran: the verifier ran out of the task's
+      // memory. The reward it may have written is not a verdict.
+      const afterVerifier = await runtime.inspect(containerId);
+      if (afterVerifier && !afterVerifier.running) {
+        const died = deathPhase(afterVerifier.lifetimeMs, agentEndedAfterMs);
+        facts.containerDied = { phase: died, oomKilled: died === 'verifier' && verifierOoms > 0, detail: `the container stopped ${died === 'agent' ? "during the agent's phase" : 'while the verifier ran'} (exit ${afterVerifier.exitCode ?? '?'}${verifierOoms ? ', OOM kill' : ''})` };
+        return await finish();
+      }
+      if (verifierOoms > 0) {
+        facts.verifierOom = true;
+        emit(`[the verifier was OOM-killed (memory limit ${Math.round(limitsFor(task).memoryBytes / 1048576)} MB): not a verdict]\n`);
+        return await finish();
+      }
+    }
     if (v.timedOut) {
       facts.verifierTimedOut = true;
       emit(`[verifier timed out after ${plan.verifierTimeoutSec} s: container removed]\n`);
@@ -237,23 +308,67 @@ export async function runTrial(ctx: TrialContext, req: TrialRequest): Promise<Tr
     } else if (e instanceof InfraError) {
       const reason = stopReason();
       if (reason === 'cancelled') facts.cancelled = true;
-      else infra(e.kind, e.message, e.retryable);
+      else if (!(await diedFromWithin(e))) infra(e.kind, e.message, e.retryable);
     } else {
       infra('other', e instanceof Error ? e.message : String(e));
     }
     return await finish();
   } finally {
     clearTimeout(wallClock);
+    void oomWatch?.stop();
     req.signal?.removeEventListener('abort', onCancel);
     if (containerId && !removed) await runtime.remove(containerId).catch(() => undefined);
   }
 
+  /**
+   * After an engine call on the container failed: was it the engine (infra), or did the container
+   * die from within during the agent's or the verifier's phase (the attempt's outcome)? Decided by
+   * the engine's ping and its record of the container, never by anything the agent can write.
+   */
+  async function diedFromWithin(e: InfraError): Promise<boolean> {
+    if (!containerId || phase === 'setup' || e.kind.startsWith('provider-')) return false;
+    const engineFault = e.kind === 'engine-unreachable';
+    const healthy = !engineFault && await within(runtime.ping().then(() => true, () => false), EVIDENCE_TIMEOUT_MS, false);
+    const state = healthy ? await within(runtime.inspect(containerId).catch(() => undefined), EVIDENCE_TIMEOUT_MS, undefined) : undefined;
+    if (containerFault({ engineHealthy: healthy, engineFault, ...(state ? { state } : {}) }) !== 'container-died' || !state) return false;
+    const died = phase === 'agent' ? 'agent' : deathPhase(state.lifetimeMs, agentEndedAfterMs);
+    const ooms = phase === 'agent' ? 0 : await verifierOomCount();
+    const oomKilled = died === 'agent' ? state.oomKilled : ooms > 0;
+    facts.containerDied = { phase: died, oomKilled, detail: `the container stopped during the ${died === 'agent' ? "agent's phase" : 'verifier'} (exit ${state.exitCode ?? '?'}${oomKilled ? ', OOM kill' : ''}; engine healthy): ${e.message}` };
+    return true;
+  }
+
+  async function verifierOomCount(): Promise<number> {
+    const w = oomWatch;
+    oomWatch = undefined;
+    return w ? within(w.stop(), EVIDENCE_TIMEOUT_MS, 0) : 0;
+  }
+
+  async function removeContainer(): Promise<void> {
+    if (!containerId || removed) return;
+    removed = true;
+    await runtime.remove(containerId).catch((e: unknown) => {
+      // With the record saved, a container left behind is the reaper's to remove, not a new outcome.
+      if (recorded) emit(`could not remove container ${containerId?.slice(0, 12)}: ${String(e)}\n`);
+      else infra('other', `could not remove container: ${String(e)}`);
+    });
+  }
+
   async function finish(): Promise<TrialResult> {
-    // Remove first: a timed-out or cancelled phase may still be running inside the container.
-    if (containerId && !removed) {
-      removed = true;
-      await runtime.remove(containerId).catch((e: unknown) => infra('other', `could not remove container: ${String(e)}`));
-    }
+    // A verdict is saved before anything else can go wrong; otherwise the container goes first,
+    // since a timed-out or cancelled phase may still be running inside it.
+    const hasVerdict = facts.reward !== undefined && !facts.infra;
+    if (!hasVerdict) await removeContainer();
+    const result = buildRecord();
+    writeRecordFile(req.logDir, result.record);
+    failpoint('after-record-file');
+    req.record?.(result.record);
+    recorded = true;
+    await removeContainer();
+    return result;
+  }
+
+  function buildRecord(): TrialResult {
     const reason = stopReason();
     if (reason === 'cancelled') facts.cancelled = true;
     else if (reason === 'harness' && !facts.agentTimedOut && !facts.verifierTimedOut) {
@@ -261,7 +376,11 @@ export async function runTrial(ctx: TrialContext, req: TrialRequest): Promise<Tr
     }
     const c = classifyTrial(facts);
     if (facts.infra) emit(`infra error (${facts.infra.kind}): ${facts.infra.message}\n`);
+    if (facts.containerDied && c.outcome !== 'infra-error' && c.outcome !== 'cancelled') emit(`${facts.containerDied.detail}\n`);
     emit(`outcome: ${c.outcome}${c.reward !== null ? ` (reward ${c.reward})` : ''}\n`);
+    const error = facts.containerDied && (c.outcome === 'agent-error' || c.outcome === 'verifier-error' || c.outcome === 'verifier-oom')
+      ? facts.containerDied.detail
+      : facts.harnessTampered ?? (agentResult?.status === 'error' ? agentResult.error ?? 'agent error' : undefined);
     const record: TrialRecord = {
       trial: req.trialId,
       task: req.taskPath,
@@ -278,7 +397,7 @@ export async function runTrial(ctx: TrialContext, req: TrialRequest): Promise<Tr
       ...(facts.infra ? { infra: facts.infra } : {}),
       logs: req.logsRel,
       ...(verdict?.countedSkips ? { countedSkips: verdict.countedSkips } : {}),
-      ...(agentResult?.status === 'error' ? { error: agentResult.error ?? 'agent error' } : {}),
+      ...(error !== undefined ? { error } : {}),
       ...(facts.taskProblem ? { taskProblem: facts.taskProblem, error: facts.taskProblem.message } : {}),
       ...(agentResult?.usage ? { usage: agentResult.usage } : {}),
       ...(agentResult?.costUsd !== undefined ? { costUsd: agentResult.costUsd } : {}),

@@ -196,6 +196,15 @@ export function analyzeTask(t: TaskTrials): TaskValidation {
     });
   }
 
+  const ooms = all.filter((r) => r.outcome === 'verifier-oom');
+  if (ooms.length) {
+    findings.push({
+      rule: 'verifier-oom', class: 'infra', severity: 'error',
+      ...fieldRange(task, ['environment.memory_mb', 'environment.memory', 'max_memory_mb']),
+      message: `The verifier was OOM-killed in ${ooms.length} trial(s): the task's memory limit is too tight for its own verifier (those trials are not verdicts).`,
+    });
+  }
+
   const status = (n: string): string | undefined => checks.find((c) => c.name === n)?.status;
   let verdict: ValidationVerdict = 'valid';
   if (status('oracle') === 'fail' && orPassed.length === 0) verdict = 'invalid';

@@ -114,7 +114,8 @@ export class BandService implements vscode.Disposable {
     for (const task of this.ctx.tasks.all()) {
       const r = rows.get(task.dir) ?? rows.get(task.id);
       if (!r) continue;
-      const infra = r.infraErrors ? `, ${r.infraErrors} infra error(s) not counted` : '';
+      const infra = (r.infraErrors ? `, ${r.infraErrors} infra error(s) not counted` : '')
+        + (r.verifierOom ? `, ${r.verifierOom} verifier OOM (memory limit too tight for its verifier)` : '');
       this.ctx.status.set(task.dir, 'band', {
         level: BAND_LEVEL[r.band],
         summary: `band for ${modelKey(m)}: ${BAND_TEXT[r.band]} — ${r.successes}/${r.attempts} solved, pass@${this.report.k} ${pct(r.passAtK)}${infra}${r.brokenReason ? ` (${r.brokenReason})` : ''}`,
