@@ -5,6 +5,7 @@ import {
   type ExecRequest,
 } from './runtime';
 import { OutputBuffer } from './outputBuffer';
+import { dockerCommit, dockerDiff, dockerRemoveImage, type FileChange, type SnapshotRuntime } from './snapshot';
 
 function message(e: unknown): string {
   return e instanceof Error ? e.message : String(e);
@@ -35,7 +36,7 @@ interface BuildEvent {
 }
 
 /** The Docker Engine through dockerode; `DOCKER_HOST` (and DOCKER_TLS_VERIFY/DOCKER_CERT_PATH) are honoured. */
-export class DockerodeRuntime implements ContainerRuntime {
+export class DockerodeRuntime implements ContainerRuntime, SnapshotRuntime {
   readonly endpoint: string;
   private readonly docker: Docker;
 
@@ -242,4 +243,9 @@ export class DockerodeRuntime implements ContainerRuntime {
       throw this.engineError(e, 'list containers');
     }
   }
+
+  // Snapshots (validate's behavioural checks), implemented in ./snapshot.
+  diff(containerId: string): Promise<FileChange[]> { return dockerDiff(this.docker, containerId); }
+  commit(containerId: string, labels: Readonly<Record<string, string>>): Promise<string> { return dockerCommit(this.docker, containerId, labels); }
+  removeImage(ref: string): Promise<void> { return dockerRemoveImage(this.docker, ref); }
 }
