@@ -30,6 +30,8 @@ export interface ValidateOptions {
   readonly retries: number;
   readonly retryBaseMs?: number;
   readonly probes?: boolean;
+  /** Run only these probes (by name); default all that apply. */
+  readonly onlyProbes?: readonly string[];
   /** Output mutants per output file, from the solved snapshot (default 3; 0: none). */
   readonly mutants?: number;
   /** Environment variation, test order and the verifier run twice, from the solved snapshot (default on). */
@@ -79,10 +81,11 @@ export async function validateTasks(runtime: ContainerRuntime, store: RunStore, 
   const runner = new TrialRunner({ runtime, images }, store);
   const buildsDir = path.join(store.dir, 'builds');
   fs.mkdirSync(buildsDir, { recursive: true });
-  const probeSet = opts.probes === false ? [] : [...REWARD_PROBES, ...CHEAT_PROBES];
+  const allowed = (name: string): boolean => opts.probes !== false && (!opts.onlyProbes || opts.onlyProbes.includes(name));
+  const probeSet = [...REWARD_PROBES, ...CHEAT_PROBES].filter((p) => allowed(p.name));
   const mutants = opts.mutants ?? DEFAULT_MUTANTS;
   const behaviour = opts.behaviour !== false;
-  const snapshots = hasSnapshots(runtime) && (mutants > 0 || behaviour || opts.probes !== false) ? runtime : undefined;
+  const snapshots = hasSnapshots(runtime) && (mutants > 0 || behaviour || allowed('image-outputs')) ? runtime : undefined;
   const probesOf = (task: Task): RewardProbe[] => probeSet.filter((p) => !p.applies || p.applies(task));
   let total = targets.reduce((n, t) => n + opts.runs * 2 + probesOf(t.task).length, 0);
   let done = 0;
@@ -154,7 +157,7 @@ export async function validateTasks(runtime: ContainerRuntime, store: RunStore, 
       const firstOracle = planned.findIndex((p) => p.target === target && p.kind === 'oracle');
       const rec = results[firstOracle]?.[results[firstOracle].length - 1];
       if (rec?.outcome !== 'passed') { solved.set(target, 'the first oracle run did not pass, so its state is no reference'); continue; }
-      const img = opts.probes === false ? undefined : imageOutputsProbe(s.outputs);
+      const img = allowed('image-outputs') ? imageOutputsProbe(s.outputs) : undefined;
       if (img) phase2.push(probeJob(target, img));
       const bjobs = mutants > 0 || behaviour
         ? behaviourJobs(runtime, images, target.task, s, { mutants, variations: behaviour, order: behaviour, stale: behaviour, seed: opts.seed })

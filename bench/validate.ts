@@ -1,0 +1,110 @@
+/**
+ * Cost of the behavioural verifier audit, against the real engine:
+ *  1. the full default `validate` of a typical example task (build cached) vs the validate of
+ *     before the audit (nop × 3, oracle × 3, the four planted-file probes) on the same task,
+ *     interleaved, median of `--reps` (default 2) each; goal ≤ 2×;
+ *  2. per-trial overhead of one behavioural check (a fresh container from the solved snapshot,
+ *     tests copied in, verifier, reward read back, removed) vs `docker run --rm` of the same
+ *     verifier command on the same snapshot image, interleaved, median of 10; goal ≤ 0.85.
+ * `node scripts/build.mjs && node out/bench/validate.js [--write] [--reps N] [--task DIR]`
+ * (`--write` updates bench/RESULTS.md, section "Validate").
+ */
+import { execFile } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { loadTask } from '../src/core/loader/index';
+import { newRunId, RunStore } from '../src/core/results/store';
+import { DockerodeRuntime } from '../src/core/sandbox/dockerRuntime';
+import { TrialRunner } from '../src/core/sandbox/runner';
+import { LABEL, LABEL_RUN } from '../src/core/sandbox/runtime';
+import { HookAgent } from '../src/core/validate/behaviour';
+import { REWARD_PROBES } from '../src/core/validate/probes';
+import { SnapshotImages } from '../src/core/validate/snapshotImages';
+import { validateTasks, type ValidateOptions } from '../src/core/validate/validate';
+import { writeResultsSection } from './resultsFile';
+
+const run = promisify(execFile);
+const ROOT = path.resolve(__dirname, '../..');
+const arg = (name: string): string | undefined => { const i = process.argv.indexOf(`--${name}`); return i > 0 ? process.argv[i + 1] : undefined; };
+const median = (xs: number[]): number => { const s = [...xs].sort((a, b) => a - b); const m = s.length >> 1; return s.length % 2 ? (s[m] as number) : ((s[m - 1] as number) + (s[m] as number)) / 2; };
+
+async function main(): Promise<void> {
+  const runtime = new DockerodeRuntime();
+  await runtime.ping();
+  const taskDir = path.resolve(ROOT, arg('task') ?? 'examples/tasks/csv-region-totals');
+  const reps = Number(arg('reps') ?? 2);
+  const task = await loadTask(taskDir);
+  const results = fs.mkdtempSync(path.join(os.tmpdir(), 'tw-bench-validate-'));
+  const mk = (kind: string): RunStore => RunStore.create(results, { id: newRunId(kind), kind: 'validate', tasks: [task.id], concurrency: 2, retries: 1, startedAt: new Date().toISOString(), pid: process.pid });
+  const base: ValidateOptions = { runs: 3, concurrency: 2, retries: 1 };
+  const before: ValidateOptions = { ...base, onlyProbes: REWARD_PROBES.map((p) => p.name), mutants: 0, behaviour: false };
+  // Warm the build cache (the goal is about a cached build).
+  await new TrialRunner({ runtime }, mk('warm')).images.ensure(task);
+
+  const times: { before: number[]; full: number[] } = { before: [], full: [] };
+  let trials = { before: 0, full: 0 };
+  let verdicts = { before: '', full: '' };
+  for (let i = 0; i < reps; i++) {
+    for (const which of (i % 2 ? ['full', 'before'] : ['before', 'full']) as ('before' | 'full')[]) {
+      const s = mk(which);
+      const t = performance.now();
+      const [v] = await validateTasks(runtime, s, [{ task, path: task.id }], which === 'full' ? base : before);
+      times[which].push((performance.now() - t) / 1000);
+      trials = { ...trials, [which]: v?.trials.length ?? 0 };
+      verdicts = { ...verdicts, [which]: `${v?.verdict} (${v?.checks.map((c) => `${c.name} ${c.status}`).join(', ')})` };
+    }
+  }
+  const full = { beforeSec: Math.round(median(times.before) * 10) / 10, fullSec: Math.round(median(times.full) * 10) / 10 };
+  const ratioFull = Math.round((full.fullSec / full.beforeSec) * 100) / 100;
+
+  // 2. One behavioural check trial from a snapshot vs docker run --rm on that image.
+  const s = mk('overhead');
+  const images = new SnapshotImages(runtime);
+  const runner = new TrialRunner({ runtime, images }, s);
+  const img = await runner.images.ensure(task);
+  const { stdout: cid } = await run('docker', ['run', '-d', '--network', 'none', '--label', `${LABEL}=1`, '--label', `${LABEL_RUN}=${s.id}`, img.ref, 'sleep', '600']);
+  await run('docker', ['exec', cid.trim(), 'bash', '-c', 'mkdir -p /app/out && echo solved > /app/out/answer.txt']);
+  const snap = await runtime.commit(cid.trim(), { [LABEL]: '1', [LABEL_RUN]: s.id });
+  await runtime.remove(cid.trim());
+  const verifier = 'mkdir -p /logs/verifier /tests && echo 1 > /logs/verifier/reward.txt && cat /logs/verifier/reward.txt';
+  const echo = await loadTask(path.join(ROOT, 'test/fixtures/sandbox/bench-echo'));
+  const echoVariant = images.variant(echo, snap);
+  const runnerMs: number[] = [];
+  const cliMs: number[] = [];
+  for (let i = 0; i < 12; i++) {
+    let t = performance.now();
+    const [r] = await runner.runJob({ task: echoVariant, taskPath: echo.id, agent: new HookAgent('check:bench'), attempt: 1, label: 'bench' }, { concurrency: 1, retries: 0 });
+    const ms = performance.now() - t;
+    if (r?.record.outcome !== 'passed') throw new Error(`bench check trial ended ${r?.record.outcome}: ${JSON.stringify(r?.record.infra)}`);
+    t = performance.now();
+    await run('docker', ['run', '--rm', '--network', 'none', '--label', `${LABEL}=bench`, snap, 'bash', '-c', verifier]);
+    if (i >= 2) { runnerMs.push(ms); cliMs.push(performance.now() - t); } // two warm-ups
+  }
+  await runtime.removeImage(snap);
+  const overhead = { runnerMs: Math.round(median(runnerMs)), dockerRunMs: Math.round(median(cliMs)) };
+  const ratio = Math.round((overhead.runnerMs / overhead.dockerRunMs) * 100) / 100;
+  fs.rmSync(results, { recursive: true, force: true });
+  const report = { task: path.relative(ROOT, taskDir), reps, full, ratioFull, trials, verdicts, overhead, ratio, load: os.loadavg().map((x) => Math.round(x * 10) / 10) };
+  console.log(JSON.stringify(report, null, 2));
+  if (process.argv.includes('--write')) {
+    writeResultsSection('validate', [
+      '<!-- validate:begin -->',
+      '## Validate (behavioural verifier audit)',
+      '',
+      `Measured ${new Date().toISOString().slice(0, 16)}Z on ${os.cpus()[0]?.model ?? 'unknown CPU'}, ${os.cpus().length} cores shared with the team's other jobs (load average ${report.load.join(' / ')} at the end), Docker Engine 20.10 (local socket).`,
+      `Command: \`node scripts/build.mjs && node out/bench/validate.js --write --reps ${reps}\` (task: ${report.task}, build cached, runs 3, concurrency 2).`,
+      '',
+      '| measure | result | goal |',
+      '|---|---|---|',
+      `| full default validate vs the validate before the audit (nop × 3, oracle × 3, 4 planted-file probes), interleaved, median of ${reps} | **${ratioFull}×** (${full.fullSec} s, ${trials.full} trials vs ${full.beforeSec} s, ${trials.before} trials) | ≤ 2× |`,
+      `| per-trial overhead of one behavioural check (fresh container from the solved snapshot, tests copied in, verifier, reward read back, removed) vs \`docker run --rm\` of the same verifier command on the snapshot image; median of 10, interleaved | **${ratio}** (${overhead.runnerMs} ms vs ${overhead.dockerRunMs} ms) | ≤ 0.85 |`,
+      '',
+      `Verdicts: before: ${verdicts.before}; full: ${verdicts.full}.`,
+      '<!-- validate:end -->',
+    ].join('\n'));
+  }
+}
+
+main().catch((e: unknown) => { console.error(e); process.exit(1); });
