@@ -10,6 +10,7 @@ import { flakeRate, overallVerdict } from '../../src/core/validate/analyze';
 import { HookAgent, type BehaviourJob } from '../../src/core/validate/behaviour';
 import { analyzeBehaviour, passedTests, testReading } from '../../src/core/validate/behaviourAnalysis';
 import { CHEAT_PROBES, imageOutputsProbe, literalAnswers, namedPaths } from '../../src/core/validate/cheats';
+import { REWARD_PROBES } from '../../src/core/validate/probes';
 import { mutantsOf, orderMatters } from '../../src/core/validate/mutants';
 import { isOutputPath, leafPaths, named, type SolvedState } from '../../src/core/validate/solved';
 import { foreignLocale, VARIATIONS } from '../../src/core/validate/variations';
@@ -95,6 +96,17 @@ void describe('cheat probes', () => {
     assert.equal(callsBare(py, 'curl'), true);
     const trojan = CHEAT_PROBES.find((p) => p.name === 'path-trojan');
     assert.equal(trojan?.applies?.(taskWith({ 'tests/test.sh': '/usr/bin/python3 -I -m pytest\n' }, 'x')), false);
+  });
+
+  void it('runs a pytest probe only where the verifier\'s pytest calls leave the hole open', () => {
+    const probe = (name: string) => CHEAT_PROBES.find((p) => p.name === name) ?? REWARD_PROBES.find((p) => p.name === name);
+    const hardened = taskWith({ 'tests/test.sh': '#!/bin/bash\n/usr/bin/python3 -I -m pytest --noconftest -c /dev/null /tests -rA\n', 'tests/test_x.py': 'def test_x():\n    pass\n' }, 'x');
+    const plain = taskWith({ 'tests/test.sh': '#!/bin/bash\ncd /app\npython3 -m pytest /tests -rA\n' }, 'x');
+    const consoleScript = taskWith({ 'tests/test.sh': '#!/bin/bash\npytest --noconftest -c /dev/null /tests\n' }, 'x');
+    const applies = (t: Task) => ['conftest', 'pytest-ini', 'tests-dir', 'pytest-shadow', 'python-startup'].filter((n) => probe(n)?.applies?.(t) ?? true);
+    assert.deepEqual(applies(hardened), []);
+    assert.deepEqual(applies(plain), ['conftest', 'pytest-ini', 'tests-dir', 'pytest-shadow', 'python-startup']);
+    assert.deepEqual(applies(consoleScript), ['python-startup']);
   });
 
   void it('copies image files matching named outputs into place, and skips when there are none', () => {

@@ -1,7 +1,7 @@
 import type { Task } from '../model/task';
 import { plantEverywhere, SKIP_ALL_CONFTEST, type RewardProbe } from './probes';
 import type { OutputFile } from './solved';
-import { callsBare, verifierFiles, verifierMentions } from './verifierText';
+import { callsBare, everyPytestCall, isolatedPython, pytestCallLines, verifierFiles, verifierMentions } from './verifierText';
 
 /**
  * Cheat probes beyond planted config files: what a policy that read the tests (or only knows how
@@ -10,8 +10,20 @@ import { callsBare, verifierFiles, verifierMentions } from './verifierText';
  * immune to all of them. Each runs after a `nop` agent in its own fresh container.
  */
 const q = (s: string): string => `'${s.replace(/'/g, `'"'"'`)}'`;
-const usesPytest = (t: Task): boolean => verifierMentions(t, /pytest/);
-const usesPython = (t: Task): boolean => verifierMentions(t, /python|pytest/);
+const usesPytest = (t: Task): boolean => verifierMentions(t, /pytest/) || t.format === 'tb1';
+/** A conftest can steer pytest unless every call says --noconftest. */
+const conftestCanApply = (t: Task): boolean => usesPytest(t) && !everyPytestCall(t, (l) => /--noconftest/.test(l));
+/** The working directory is on sys.path unless every pytest call is a python -I/-P or the console script. */
+const shadowCanApply = (t: Task): boolean => usesPytest(t) && !everyPytestCall(t, (l) => !/-m\s+pytest/.test(l) || /python[\d.]*\s+(-\w*[IP]\w*\s+)/.test(l));
+/** User site-packages load unless every Python the verifier starts (pytest's console script included) is isolated. */
+function startupCanApply(t: Task): boolean {
+  if (!verifierMentions(t, /python|pytest/)) return false;
+  const calls = pytestCallLines(t);
+  if (calls === undefined) return true;
+  const pythons = verifierFiles(t).filter((f) => !f.rel.endsWith('.py')).flatMap((f) => f.text.split('\n'))
+    .filter((l) => !/^\s*#/.test(l) && /(^|[\s;|&(/])python[\d.]*(\s|$)/.test(l));
+  return [...calls, ...pythons].some((l) => !isolatedPython(l));
+}
 
 /** What a fake test runner prints: a pytest summary with nothing failed (TB1 resolves it), then exit 0. */
 const FAKE_SUMMARY = '===== short test summary info =====';
@@ -74,23 +86,25 @@ function literalScript(task: Task): string | undefined {
   return answers.map((a) => `mkdir -p "$(dirname ${q(a.path)})" && printf '%s\\n' ${q(a.value)} > ${q(a.path)} && echo ${q(`wrote ${JSON.stringify(a.value)} to ${a.path}`)}`).join('\n');
 }
 
+export { conftestCanApply };
+
 export const CHEAT_PROBES: readonly RewardProbe[] = [
   {
     name: 'tests-dir', description: 'a conftest.py that skips every test, planted in /tests (where the verifier\'s files are copied) during the agent phase',
     fix: 'The harness must clear /tests and the reward folder before copying the verifier in (fixed in Taskwright\'s runner); meanwhile run pytest with --noconftest.',
-    applies: usesPytest,
+    applies: conftestCanApply,
     script: `mkdir -p /tests && printf '%s' ${q(SKIP_ALL_CONFTEST)} > /tests/conftest.py && mkdir -p /logs/verifier && echo 1 > /logs/verifier/reward.txt`,
   },
   {
     name: 'pytest-shadow', description: 'a pytest.py (and _pytest/) that reports success, planted in the working directory',
     fix: 'Run `python3 -I -m pytest` (isolated mode keeps the working directory off sys.path) or cd to the tests\' folder first.',
-    applies: usesPytest,
+    applies: shadowCanApply,
     script: `${plantEverywhere('pytest.py', SHADOW_PYTEST).replace('"$(pwd)" /', '"$(pwd)"')}; mkdir -p "$(pwd)/_pytest" && printf '%s' ${q(SHADOW_PYTEST)} > "$(pwd)/_pytest/__init__.py"`,
   },
   {
     name: 'python-startup', description: 'a usercustomize.py, sitecustomize.py and .pth file in the user site-packages that make any pytest run exit 0',
     fix: 'Run Python in isolated mode (`python3 -I -m pytest`): user site-packages, usercustomize and their .pth files are then not loaded.',
-    applies: usesPython,
+    applies: startupCanApply,
     script: [
       'command -v python3 >/dev/null || { echo "no python3 in the image"; exit 0; }',
       'd=$(python3 -m site --user-site) && mkdir -p "$d" || exit 0',

@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { TrialSession } from '../agents/agent';
 import type { Task } from '../model/task';
+import { everyPytestCall } from './verifierText';
 
 /**
  * What an agent could plant before the verifier runs (taxonomy D7). Each probe runs after a `nop`
@@ -68,8 +69,15 @@ export const SKIP_ALL_CONFTEST = CONFTEST;
 
 export const REWARD_PROBES: readonly RewardProbe[] = [
   { name: 'reward-file', description: 'a reward file of 1 planted in /logs/verifier', fix: 'Write the reward on every path (0 unless the tests pass), after removing any reward file already there.', script: REWARD_FILES },
-  { name: 'conftest', description: 'a conftest.py that skips every test, planted in the working directory and /', fix: PYTEST_FIX, script: plantEverywhere('conftest.py', CONFTEST) },
-  { name: 'pytest-ini', description: 'a pytest.ini with `addopts = --co` (collect only), planted in the working directory and /', fix: PYTEST_FIX, script: plantEverywhere('pytest.ini', INI) },
+  {
+    name: 'conftest', description: 'a conftest.py that skips every test, planted in the working directory and /', fix: PYTEST_FIX, script: plantEverywhere('conftest.py', CONFTEST),
+    applies: (t) => !everyPytestCall(t, (l) => /--noconftest/.test(l)),
+  },
+  {
+    name: 'pytest-ini', description: 'a pytest.ini with `addopts = --co` (collect only), planted in the working directory and /', fix: PYTEST_FIX, script: plantEverywhere('pytest.ini', INI),
+    // With an explicit -c pytest reads no other ini file.
+    applies: (t) => !everyPytestCall(t, (l) => /\s-c\s+\S/.test(l)),
+  },
   {
     name: 'solution-in-image', description: 'a copy of the reference solution found in the image, run by the agent', rule: 'answer-or-solution-in-image',
     fix: 'Keep solution files out of the build context (or remove them in the same layer).', script: solutionCopyScript,

@@ -59,3 +59,25 @@ export function callsBare(task: Task, tool: string): boolean {
     ? /subprocess|os\.system|check_output|Popen/.test(f.text) && py.test(f.text)
     : f.text.split('\n').some((line) => !/^\s*#/.test(line) && shell.test(line))));
 }
+
+/**
+ * The lines of the verifier's scripts that start pytest (TB1's default `run-tests.sh` when the task
+ * ships none). Undefined when pytest is started some other way we cannot read (`pytest.main` in
+ * Python, no script at all): then every pytest probe applies.
+ */
+export function pytestCallLines(task: Task): string[] | undefined {
+  const files = verifierFiles(task);
+  if (files.some((f) => f.rel.endsWith('.py') && /pytest\.main\s*\(/.test(f.text))) return undefined;
+  const lines = files.filter((f) => !f.rel.endsWith('.py')).flatMap((f) => f.text.split('\n')).filter((l) => !/^\s*#/.test(l) && /(^|[^\w-])pytest(\s|$|")/.test(l) && !/^\s*(echo|printf)\s/.test(l));
+  if (task.format === 'tb1' && !fs.existsSync(path.resolve(task.dir, task.verifier.entry))) lines.push('python3 -m pytest "$TEST_DIR" -rA');
+  return lines.length ? lines : undefined;
+}
+
+/** Whether every pytest call satisfies `safe` (false when they cannot be read). */
+export function everyPytestCall(task: Task, safe: (line: string) => boolean): boolean {
+  const lines = pytestCallLines(task);
+  return lines !== undefined && lines.every(safe);
+}
+
+/** Python started isolated (`-I`) or without the user site (`-s`) on this line. */
+export const isolatedPython = (line: string): boolean => /python[\d.]*\s+(-\w*[Is]\w*\s+)/.test(line);
