@@ -90,7 +90,7 @@ export { conftestCanApply };
 
 export const CHEAT_PROBES: readonly RewardProbe[] = [
   {
-    name: 'tests-dir', description: 'a conftest.py that skips every test, planted in /tests (where the verifier\'s files are copied) during the agent phase',
+    name: 'tests-dir', description: 'a conftest.py that skips every test in /tests (where the verifier\'s files are copied) and a reward of 1 in /logs/verifier, planted during the agent phase',
     fix: 'The harness must clear /tests and the reward folder before copying the verifier in (fixed in Taskwright\'s runner); meanwhile run pytest with --noconftest.',
     applies: conftestCanApply,
     script: `mkdir -p /tests && printf '%s' ${q(SKIP_ALL_CONFTEST)} > /tests/conftest.py && mkdir -p /logs/verifier && echo 1 > /logs/verifier/reward.txt`,
