@@ -47,6 +47,29 @@ void describe('imports: Harbor job folders', () => {
     assert.deepEqual(set.records.filter((r) => r.taskId === 'hello-world').map((r) => r.attempt), [1, 2]);
   });
 
+  void it('shows an exception type it does not know as possibly infra, never drops it, and names one model', () => {
+    const job = fs.mkdtempSync(path.join(os.tmpdir(), 'tw-harbor-unknown-'));
+    try {
+      const src = path.join(HARBOR_JOB, 'regex-log__Lf9aN4j');
+      const dst = path.join(job, 'regex-log__Nw1exc0');
+      fs.mkdirSync(dst);
+      const result = JSON.parse(fs.readFileSync(path.join(src, 'result.json'), 'utf8')) as Record<string, unknown>;
+      result.trial_name = 'regex-log__Nw1exc0';
+      result.exception_info = { exception_type: 'SandboxVendorQuotaError', exception_message: 'quota exceeded' };
+      result.agent_info = { name: 'terminus-2', model_info: { name: 'anthropic/claude-sonnet-4-5' } };
+      fs.writeFileSync(path.join(dst, 'result.json'), JSON.stringify(result));
+      const [r] = readHarborJob(job).records;
+      assert.equal(r!.outcome, 'infra-error');
+      assert.equal(r!.infra?.kind, 'possibly-infra');
+      assert.match(r!.infra!.message, /^unknown exception type SandboxVendorQuotaError: quota exceeded/);
+      assert.equal(r!.model, 'claude-sonnet-4-5', 'the same model name a TB1 run of this model gets');
+      const row = bandReport(tallyRecords([readHarborJob(job)]), { k: 2 }).models[0]!.tasks[0]!;
+      assert.equal(row.possiblyInfra, 1);
+    } finally {
+      fs.rmSync(job, { recursive: true, force: true });
+    }
+  });
+
   void it('gives per-task bands and keeps the infra error out of the denominator', () => {
     const report = bandReport(tallyRecords([readHarborJob(HARBOR_JOB)]), { k: 2 });
     const m = report.models[0]!;
@@ -88,10 +111,11 @@ void describe('imports: Terminal-Bench 1 runs', () => {
     assert.equal(r.infra?.kind, 'possibly-infra');
     assert.equal(r.attempt, 2);
     assert.equal(set.records.find((x) => x.trial === 'crack-7z.1-of-2.2026-11-20__12-00-00')!.outcome, 'agent-timeout');
-    assert.equal(set.records[0]!.model, 'anthropic/claude-3-7-sonnet-latest');
+    assert.equal(set.records[0]!.model, 'claude-3-7-sonnet-latest', 'the provider route is dropped, as for Harbor');
     assert.equal(set.records[0]!.agent, 'tb1:terminus');
     assert.equal(classifyTb1(null, 'test_timeout').outcome, 'verifier-timeout');
-    assert.equal(classifyTb1(null, 'parse_error').outcome, 'verifier-error');
+    assert.equal(classifyTb1(null, 'parse_error').outcome, 'infra-error');
+    assert.equal(classifyTb1(null, 'parse_error').infraKind, 'possibly-infra');
     assert.equal(classifyTb1(false, 'context_length_exceeded').outcome, 'failed');
     assert.equal(classifyTb1(null, 'unset').outcome, 'infra-error');
   });
@@ -152,7 +176,7 @@ void describe('imports: detection and `taskwright band`', () => {
     assert.equal(await main(['band', HARBOR_JOB, TB1_RUN], t.io), 0);
     const text = t.out.join('\n');
     assert.match(text, /claude-sonnet-4-5 \(harbor:terminus-2\): mean pass@2 66\.7%/);
-    assert.match(text, /anthropic\/claude-3-7-sonnet-latest \(tb1:terminus\)/);
+    assert.match(text, /^claude-3-7-sonnet-latest \(tb1:terminus\)/m);
     assert.match(text, /insufficient .* count-dataset .*1 possibly infra/);
     const k1 = captureIo(FIX);
     assert.equal(await main(['band', HARBOR_JOB, '--k', '1', '--format', 'json', '--model', 'claude-sonnet-4-5'], k1.io), 0);

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { RecordSet } from '../band/fromRecords';
 import type { InfraKind, TrialOutcome, TrialRecord } from '../results/trial';
-import { isObject, num, obj, readJson, secondsBetween, str, subdirs, type JsonObject } from './json';
+import { canonicalModel, isObject, num, obj, readJson, secondsBetween, str, subdirs, type JsonObject } from './json';
 
 /**
  * Harbor job folders: `jobs/<job>/config.json` (JobConfig: `n_attempts`, agents…), `jobs/<job>/result.json`
@@ -71,11 +71,7 @@ function taskPathOf(result: JsonObject | undefined, config: JsonObject | undefin
 
 function modelOf(result: JsonObject, config: JsonObject | undefined): string | undefined {
   const info = obj(obj(result, 'agent_info'), 'model_info');
-  const name = str(info, 'name');
-  if (name) return name;
-  const configured = str(obj(config ?? obj(result, 'config'), 'agent'), 'model_name');
-  // Harbor model names are LiteLLM ids (`anthropic/claude-…`); the report shows the model itself.
-  return configured?.includes('/') ? configured.slice(configured.lastIndexOf('/') + 1) : configured;
+  return canonicalModel(str(info, 'name')) ?? canonicalModel(str(obj(config ?? obj(result, 'config'), 'agent'), 'model_name'));
 }
 
 function toRecord(trialDir: string, jobDir: string, result: JsonObject, attempt: number): TrialRecord {
@@ -85,9 +81,14 @@ function toRecord(trialDir: string, jobDir: string, result: JsonObject, attempt:
   let outcome: TrialOutcome;
   let infra: TrialRecord['infra'];
   if (excType !== undefined) {
-    const mapped = HARBOR_EXCEPTIONS[excType] ?? { outcome: 'infra-error', infraKind: 'other' };
+    // An exception type this table does not know may be the harness's or the agent's: shown apart as
+    // possibly infra (never dropped from the counts, never a plain failure), with its name kept.
+    const mapped = HARBOR_EXCEPTIONS[excType] ?? { outcome: 'infra-error', infraKind: 'possibly-infra' };
     outcome = mapped.outcome;
-    if (mapped.outcome === 'infra-error') infra = { kind: mapped.infraKind ?? 'other', message: `${excType}: ${str(exception, 'exception_message') ?? ''}`.trim() };
+    if (mapped.outcome === 'infra-error') {
+      const known = excType in HARBOR_EXCEPTIONS ? '' : 'unknown exception type ';
+      infra = { kind: mapped.infraKind ?? 'other', message: `${known}${excType}: ${str(exception, 'exception_message') ?? ''}`.trim() };
+    }
   } else if (reward === null) {
     outcome = 'verifier-error';
   } else {

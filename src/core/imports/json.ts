@@ -46,3 +46,14 @@ export function subdirs(dir: string): string[] {
     return [];
   }
 }
+
+/**
+ * One model name for the same model whichever harness ran it: Harbor and Terminal-Bench 1 take LiteLLM
+ * ids (`anthropic/claude-…`, `openrouter/anthropic/claude-…`), and Harbor's `model_info.name` is often
+ * the bare id, so the provider route is dropped everywhere — or one model shows as two in the band.
+ */
+export function canonicalModel(name: string | undefined): string | undefined {
+  const trimmed = name?.trim();
+  if (!trimmed) return undefined;
+  return trimmed.includes('/') ? trimmed.slice(trimmed.lastIndexOf('/') + 1) : trimmed;
+}

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { RecordSet } from '../band/fromRecords';
 import type { InfraKind, TrialOutcome, TrialRecord } from '../results/trial';
-import { isObject, num, readJson, secondsBetween, str, subdirs, type JsonObject } from './json';
+import { canonicalModel, isObject, num, readJson, secondsBetween, str, subdirs, type JsonObject } from './json';
 
 /**
  * Terminal-Bench 1 runs: `runs/<run-id>/run_metadata.json` (RunMetadata: `agent_name`, `model_name`,
@@ -20,12 +20,13 @@ interface Mapped {
  * TB1 `failure_mode` → outcome. TB1 itself counts every one of these as unresolved; here harness-side
  * modes leave the denominator. `unknown_agent_error` is raised both for an agent's crash and for a
  * harness fault (a dead container, a tmux failure), so it is `possibly-infra`: kept out of attempts,
- * shown apart — never a plain failure.
+ * shown apart — never a plain failure. `parse_error` is what TB1 reports when the pane capture it parses
+ * came back empty, which happens after tests that passed: possibly infra too, not the policy's failure.
  */
 export const TB1_FAILURE_MODES: Readonly<Record<string, Mapped>> = {
   agent_timeout: { outcome: 'agent-timeout' },
   test_timeout: { outcome: 'verifier-timeout' },
-  parse_error: { outcome: 'verifier-error' },
+  parse_error: { outcome: 'infra-error', infraKind: 'possibly-infra' },
   fatal_llm_parse_error: { outcome: 'failed' },
   context_length_exceeded: { outcome: 'failed' },
   output_length_exceeded: { outcome: 'failed' },
@@ -97,7 +98,7 @@ export function readTb1Run(runDir: string): RecordSet {
   const meta = readJson(path.join(runDir, 'run_metadata.json'));
   const m = isObject(meta) ? meta : undefined;
   const agent = `tb1:${str(m, 'agent_name') ?? 'unknown'}`;
-  const model = str(m, 'model_name');
+  const model = canonicalModel(str(m, 'model_name'));
   const byTrial = new Map<string, JsonObject>();
   const run = readJson(path.join(runDir, 'results.json'));
   if (isObject(run) && Array.isArray(run.results)) {
