@@ -1,12 +1,13 @@
 /**
  * Cost of the behavioural verifier audit, against the real engine:
- *  1. the full default `validate` of a typical example task (build cached) vs the validate of
- *     before the audit (nop × 3, oracle × 3, the four planted-file probes) on the same task,
- *     interleaved, median of `--reps` (default 2) each; goal ≤ 2×;
+ *  1. the full default `taskwright validate` of a typical example task (build cached) vs the
+ *     validate of before the audit — the CLI of a checkout given by `--baseline DIR` (built), or
+ *     else this code restricted to nop × 3, oracle × 3 and the four planted-file probes — on the
+ *     same task, both through the CLI, interleaved, median of `--reps` (default 2) each; goal ≤ 2×;
  *  2. per-trial overhead of one behavioural check (a fresh container from the solved snapshot,
  *     tests copied in, verifier, reward read back, removed) vs `docker run --rm` of the same
  *     verifier command on the same snapshot image, interleaved, median of 10; goal ≤ 0.85.
- * `node scripts/build.mjs && node out/bench/validate.js [--write] [--reps N] [--task DIR]`
+ * `node scripts/build.mjs && node out/bench/validate.js [--write] [--reps N] [--task DIR] [--baseline DIR]`
  * (`--write` updates bench/RESULTS.md, section "Validate").
  */
 import { execFile } from 'node:child_process';
@@ -20,9 +21,7 @@ import { DockerodeRuntime } from '../src/core/sandbox/dockerRuntime';
 import { TrialRunner } from '../src/core/sandbox/runner';
 import { LABEL, LABEL_RUN } from '../src/core/sandbox/runtime';
 import { HookAgent } from '../src/core/validate/behaviour';
-import { REWARD_PROBES } from '../src/core/validate/probes';
 import { SnapshotImages } from '../src/core/validate/snapshotImages';
-import { validateTasks, type ValidateOptions } from '../src/core/validate/validate';
 import { writeResultsSection } from './resultsFile';
 
 const run = promisify(execFile);
@@ -38,22 +37,32 @@ async function main(): Promise<void> {
   const task = await loadTask(taskDir);
   const results = fs.mkdtempSync(path.join(os.tmpdir(), 'tw-bench-validate-'));
   const mk = (kind: string): RunStore => RunStore.create(results, { id: newRunId(kind), kind: 'validate', tasks: [task.id], concurrency: 2, retries: 1, startedAt: new Date().toISOString(), pid: process.pid });
-  const base: ValidateOptions = { runs: 3, concurrency: 2, retries: 1 };
-  const before: ValidateOptions = { ...base, onlyProbes: REWARD_PROBES.map((p) => p.name), mutants: 0, behaviour: false };
-  // Warm the build cache (the goal is about a cached build).
-  await new TrialRunner({ runtime }, mk('warm')).images.ensure(task);
+  const baseline = arg('baseline');
+  const cli = async (which: 'before' | 'full'): Promise<{ sec: number; trials: number; verdict: string }> => {
+    const bin = which === 'full' || !baseline ? path.join(ROOT, 'bin/taskwright.js') : path.join(path.resolve(baseline), 'bin/taskwright.js');
+    const extra = which === 'before' && !baseline ? ['--mutants', '0', '--no-behaviour'] : [];
+    const t = performance.now();
+    const r = await run(process.execPath, [bin, 'validate', taskDir, '--runs', '3', '--concurrency', '2', '--format', 'json', '--results', results, ...extra], { maxBuffer: 1 << 26 }).catch((e: { stdout?: string }) => ({ stdout: e.stdout ?? '' }));
+    const sec = (performance.now() - t) / 1000;
+    const json = JSON.parse(r.stdout) as { results: string; tasks: { verdict: string; checks: { name: string; status: string }[] }[] };
+    const runDir = path.isAbsolute(json.results) ? json.results : path.resolve(ROOT, json.results);
+    const trials = fs.readFileSync(path.join(runDir, 'trials.jsonl'), 'utf8').split('\n').filter(Boolean).length;
+    const v = json.tasks[0];
+    return { sec, trials, verdict: `${v?.verdict} (${v?.checks.map((c) => `${c.name} ${c.status}`).join(', ')})` };
+  };
+  // Warm the build caches of both sides (the goal is about a cached build).
+  await cli('before');
+  await cli('full');
 
   const times: { before: number[]; full: number[] } = { before: [], full: [] };
   let trials = { before: 0, full: 0 };
   let verdicts = { before: '', full: '' };
   for (let i = 0; i < reps; i++) {
     for (const which of (i % 2 ? ['full', 'before'] : ['before', 'full']) as ('before' | 'full')[]) {
-      const s = mk(which);
-      const t = performance.now();
-      const [v] = await validateTasks(runtime, s, [{ task, path: task.id }], which === 'full' ? base : before);
-      times[which].push((performance.now() - t) / 1000);
-      trials = { ...trials, [which]: v?.trials.length ?? 0 };
-      verdicts = { ...verdicts, [which]: `${v?.verdict} (${v?.checks.map((c) => `${c.name} ${c.status}`).join(', ')})` };
+      const r = await cli(which);
+      times[which].push(r.sec);
+      trials = { ...trials, [which]: r.trials };
+      verdicts = { ...verdicts, [which]: r.verdict };
     }
   }
   const full = { beforeSec: Math.round(median(times.before) * 10) / 10, fullSec: Math.round(median(times.full) * 10) / 10 };
@@ -94,11 +103,11 @@ async function main(): Promise<void> {
       '## Validate (behavioural verifier audit)',
       '',
       `Measured ${new Date().toISOString().slice(0, 16)}Z on ${os.cpus()[0]?.model ?? 'unknown CPU'}, ${os.cpus().length} cores shared with the team's other jobs (load average ${report.load.join(' / ')} at the end), Docker Engine 20.10 (local socket).`,
-      `Command: \`node scripts/build.mjs && node out/bench/validate.js --write --reps ${reps}\` (task: ${report.task}, build cached, runs 3, concurrency 2).`,
+      `Command: \`node scripts/build.mjs && node out/bench/validate.js --write --reps ${reps}${baseline ? ' --baseline <checkout of the commit before the audit>' : ''}\` (task: ${report.task}, build cached, \`--runs 3 --concurrency 2\`, both sides through the CLI).`,
       '',
       '| measure | result | goal |',
       '|---|---|---|',
-      `| full default validate vs the validate before the audit (nop × 3, oracle × 3, 4 planted-file probes), interleaved, median of ${reps} | **${ratioFull}×** (${full.fullSec} s, ${trials.full} trials vs ${full.beforeSec} s, ${trials.before} trials) | ≤ 2× |`,
+      `| full default validate vs ${baseline ? 'the validate of the commit before the audit' : 'this validate with `--mutants 0 --no-behaviour`'}, interleaved, median of ${reps} | **${ratioFull}×** (${full.fullSec} s, ${trials.full} trials vs ${full.beforeSec} s, ${trials.before} trials) | ≤ 2× |`,
       `| per-trial overhead of one behavioural check (fresh container from the solved snapshot, tests copied in, verifier, reward read back, removed) vs \`docker run --rm\` of the same verifier command on the snapshot image; median of 10, interleaved | **${ratio}** (${overhead.runnerMs} ms vs ${overhead.dockerRunMs} ms) | ≤ 0.85 |`,
       '',
       `Verdicts: before: ${verdicts.before}; full: ${verdicts.full}.`,

@@ -74,7 +74,8 @@ function readCapped(file: string, max = 1 << 20): string {
  * Phase 2, from that snapshot: output mutants, the verifier twice in one container, the tests in
  * another order, two combined environment variations (and, only for a group whose verdict moved,
  * each of its variables alone). Builds run one at a time; trials of all tasks share the
- * concurrency budget; snapshot images are removed before this returns.
+ * concurrency budget through one work queue (a task's snapshot checks are queued as soon as its first
+ * oracle run ends); snapshot images are removed before this returns.
  */
 export async function validateTasks(runtime: ContainerRuntime, store: RunStore, targets: readonly ValidateTarget[], opts: ValidateOptions): Promise<TaskValidation[]> {
   const images = new SnapshotImages(runtime);
@@ -108,31 +109,43 @@ export async function validateTasks(runtime: ContainerRuntime, store: RunStore, 
 
   const solved = new Map<ValidateTarget, SolvedState | string>();
   const snapImages: string[] = [];
+  // Jobs in the order they were queued, and each job's tries: the analysis reads them per task.
   const planned: Planned[] = [];
   const results: TrialRecord[][] = [];
-  const run = async (jobs: Planned[]): Promise<void> => {
-    if (!jobs.length || opts.signal?.aborted) return;
-    planned.push(...jobs);
-    const rs = await runner.runAll(jobs.map((j) => j.job), {
-      concurrency: opts.concurrency, retries: opts.retries, retryBaseMs: opts.retryBaseMs, signal: opts.signal, onOutput: opts.onOutput,
-      onTrial: (r) => {
-        if (r.record.outcome !== 'infra-error' || !r.retryable) done++;
-        opts.onProgress?.(`${r.record.taskId ?? r.record.task}: ${r.record.agent} ${r.record.trial} → ${r.record.outcome}`, done, total);
-      },
-    });
-    results.push(...rs.map((x) => x.map((y) => y.record)));
-  };
   const probeJob = (target: ValidateTarget, p: RewardProbe): Planned => ({
     target, kind: `probe:${p.name}`, job: { task: target.task, taskPath: target.path, agent: new HookAgent(`probe:${p.name}`), attempt: 1, label: `probe-${p.name}`, beforeVerifier: plantHook(p) },
   });
 
+  /** The snapshot's checks, queued as soon as the first oracle run ends (when it passed: else it is no reference). */
+  const afterSnapshot = (target: ValidateTarget, rec: TrialRecord | undefined): Planned[] => {
+    const s = solved.get(target);
+    if (s === undefined || typeof s === 'string') return [];
+    if (rec?.outcome !== 'passed') { solved.set(target, 'the first oracle run did not pass, so its state is no reference'); return []; }
+    const out: Planned[] = [];
+    const img = allowed('image-outputs') ? imageOutputsProbe(s.outputs) : undefined;
+    if (img) out.push(probeJob(target, img));
+    const bjobs = mutants > 0 || behaviour
+      ? behaviourJobs(runtime, images, target.task, s, { mutants, variations: behaviour, order: behaviour, stale: behaviour, seed: opts.seed })
+      : [];
+    for (const bj of bjobs) out.push({ target, kind: `check:${bj.kind}`, behaviour: bj, job: { task: bj.task, taskPath: target.path, agent: bj.agent, attempt: 1, label: bj.label, beforeVerifier: bj.hook } });
+    return out;
+  };
+  /** An environment group whose verdict moved: each of its variables alone, to name the one. */
+  const bisect = (p: Planned, rec: TrialRecord | undefined): Planned[] => {
+    const s = solved.get(p.target);
+    if (p.behaviour?.kind !== 'env' || !rec || rec.outcome === 'passed' || rec.outcome === 'infra-error' || rec.outcome === 'cancelled' || !s || typeof s === 'string') return [];
+    return (p.behaviour.variations ?? []).map((v) => {
+      const bj = variationJob(images, p.target.task, s, [v], `env-${v.id}`);
+      return { target: p.target, kind: 'check:env-one', behaviour: bj, job: { task: bj.task, taskPath: p.target.path, agent: bj.agent, attempt: 1, label: bj.label } };
+    });
+  };
+
   try {
-    // Phase 1.
-    const phase1: Planned[] = [];
+    const first: Planned[] = [];
     for (const target of targets) {
       const b = builds.get(target.task.dir);
       if (b && 'kind' in b) continue;
-      for (let i = 1; i <= opts.runs; i++) phase1.push({ target, kind: 'nop', job: { task: target.task, taskPath: target.path, agent: new NopAgent(), attempt: i, label: 'nop' } });
+      for (let i = 1; i <= opts.runs; i++) first.push({ target, kind: 'nop', job: { task: target.task, taskPath: target.path, agent: new NopAgent(), attempt: i, label: 'nop' } });
       for (let i = 1; i <= opts.runs; i++) {
         const hook = i === 1 && snapshots && target.task.solution.file
           ? snapshotHook(snapshots, { [LABEL]: '1', [LABEL_RUN]: store.id, [LABEL_TASK]: target.task.id }, (s) => {
@@ -140,48 +153,47 @@ export async function validateTasks(runtime: ContainerRuntime, store: RunStore, 
             if (typeof s !== 'string') snapImages.push(s.image);
           })
           : undefined;
-        phase1.push({ target, kind: 'oracle', job: { task: target.task, taskPath: target.path, agent: new OracleAgent(), attempt: i, label: 'oracle', beforeVerifier: hook } });
+        first.push({ target, kind: 'oracle', job: { task: target.task, taskPath: target.path, agent: new OracleAgent(), attempt: i, label: 'oracle', beforeVerifier: hook } });
       }
-      for (const p of probesOf(target.task)) phase1.push(probeJob(target, p));
+      for (const p of probesOf(target.task)) first.push(probeJob(target, p));
     }
-    // Interleave tasks so a slow task does not hold the whole budget at the end.
-    phase1.sort((a, b) => a.job.attempt - b.job.attempt);
-    done += (targets.length - new Set(phase1.map((j) => j.target.task.dir)).size) * (opts.runs * 2);
-    await run(phase1);
+    // The snapshotting oracle runs first (its checks follow it); then tasks interleave so a slow task
+    // does not hold the whole budget at the end.
+    const rank = (p: Planned): number => (p.kind === 'oracle' && p.job.attempt === 1 ? 0 : p.job.attempt);
+    first.sort((a, b) => rank(a) - rank(b));
+    done += (targets.length - new Set(first.map((j) => j.target.task.dir)).size) * (opts.runs * 2);
 
-    // Phase 2, from each task's solved snapshot (only when that oracle run passed: else it is no reference).
-    const phase2: Planned[] = [];
-    for (const target of targets) {
-      const s = solved.get(target);
-      if (s === undefined || typeof s === 'string') continue;
-      const firstOracle = planned.findIndex((p) => p.target === target && p.kind === 'oracle');
-      const rec = results[firstOracle]?.[results[firstOracle].length - 1];
-      if (rec?.outcome !== 'passed') { solved.set(target, 'the first oracle run did not pass, so its state is no reference'); continue; }
-      const img = allowed('image-outputs') ? imageOutputsProbe(s.outputs) : undefined;
-      if (img) phase2.push(probeJob(target, img));
-      const bjobs = mutants > 0 || behaviour
-        ? behaviourJobs(runtime, images, target.task, s, { mutants, variations: behaviour, order: behaviour, stale: behaviour, seed: opts.seed })
-        : [];
-      for (const bj of bjobs) {
-        phase2.push({ target, kind: `check:${bj.kind}`, behaviour: bj, job: { task: bj.task, taskPath: target.path, agent: bj.agent, attempt: 1, label: bj.label, beforeVerifier: bj.hook } });
-      }
-    }
-    total += phase2.length;
-    await run(phase2);
-
-    // Phase 3: name the variable behind each environment group whose verdict moved.
-    const phase3: Planned[] = [];
-    planned.forEach((p, i) => {
-      const s = solved.get(p.target);
-      const rec = results[i]?.[results[i].length - 1];
-      if (p.behaviour?.kind !== 'env' || !rec || rec.outcome === 'passed' || rec.outcome === 'infra-error' || rec.outcome === 'cancelled' || !s || typeof s === 'string') return;
-      for (const v of p.behaviour.variations ?? []) {
-        const bj = variationJob(images, p.target.task, s, [v], `env-${v.id}`);
-        phase3.push({ target: p.target, kind: 'check:env-one', behaviour: bj, job: { task: bj.task, taskPath: p.target.path, agent: bj.agent, attempt: 1, label: bj.label } });
-      }
+    // One work queue for every phase, within the concurrency budget: a task's snapshot checks start
+    // while other trials still run, instead of after a barrier.
+    const queue = [...first];
+    const runOpts = {
+      concurrency: 1, retries: opts.retries, retryBaseMs: opts.retryBaseMs, signal: opts.signal, onOutput: opts.onOutput,
+      onTrial: (r: { record: TrialRecord; retryable: boolean }) => {
+        if (r.record.outcome !== 'infra-error' || !r.retryable) done++;
+        opts.onProgress?.(`${r.record.taskId ?? r.record.task}: ${r.record.agent} ${r.record.trial} → ${r.record.outcome}`, done, total);
+      },
+    };
+    await new Promise<void>((resolve) => {
+      let running = 0;
+      const pump = (): void => {
+        while (running < Math.max(1, opts.concurrency) && queue.length && !opts.signal?.aborted) {
+          const p = queue.shift() as Planned;
+          const at = planned.push(p) - 1;
+          running++;
+          void runner.runJob(p.job, runOpts).then((rs) => rs.map((r) => r.record), () => [] as TrialRecord[]).then((recs) => {
+            results[at] = recs;
+            const rec = recs[recs.length - 1];
+            const more = [...(p.kind === 'oracle' && p.job.attempt === 1 ? afterSnapshot(p.target, rec) : []), ...bisect(p, rec)];
+            total += more.length;
+            queue.push(...more);
+            running--;
+            pump();
+          });
+        }
+        if (!running) resolve();
+      };
+      pump();
     });
-    total += phase3.length;
-    await run(phase3);
   } finally {
     if (hasSnapshots(runtime)) for (const img of snapImages) await runtime.removeImage(img).catch(() => undefined);
   }
