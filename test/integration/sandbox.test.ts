@@ -74,7 +74,7 @@ void describe('sandbox validate (integration)', () => {
 
   void it('finds tests that pass with no solution, a failing solution, a verdict that ignores pytest, and a failed build (integration)', async () => {
     const s = store('defects');
-    const vs = await validateTasks(runtime, s, await targets('nop-passes', 'oracle-fails', 'ignores-status', 'build-fails'), { runs: 1, concurrency: 2, retries: 1, retryBaseMs: 200, probes: false });
+    const vs = await validateTasks(runtime, s, await targets('nop-passes', 'oracle-fails', 'ignores-status', 'build-fails'), { runs: 1, concurrency: 2, retries: 1, retryBaseMs: 200, probes: false, mutants: 0, behaviour: false });
     const nop = byId(vs, 'nop-passes');
     assert.equal(nop.verdict, 'misaligned');
     assert.equal(nop.findings[0]?.rule, 'nop-passes');
@@ -94,7 +94,7 @@ void describe('sandbox validate (integration)', () => {
   });
 
   void it('flags a verifier that passes at random as flaky (integration)', async () => {
-    const vs = await validateTasks(runtime, store('random'), await targets('random-verifier'), { runs: 6, concurrency: 2, retries: 1, retryBaseMs: 200, probes: false });
+    const vs = await validateTasks(runtime, store('random'), await targets('random-verifier'), { runs: 6, concurrency: 2, retries: 1, retryBaseMs: 200, probes: false, mutants: 0, behaviour: false });
     const v = byId(vs, 'random-verifier');
     assert.equal(check(v, 'agreement'), 'fail');
     assert.ok(v.findings.some((f) => f.rule === 'flaky-verdict' && f.class === 'brittleness'));
@@ -175,6 +175,7 @@ void void describe('solution shipped in the image (integration)', () => {
     const f = v.findings.find((x) => x.rule === 'answer-or-solution-in-image');
     assert.equal(f?.file, 'Dockerfile');
     assert.ok(!v.findings.some((x) => x.rule === 'reward-not-isolated'), 'the planted-file probes earn nothing on this task');
+    assert.deepEqual((v.probes ?? []).filter((p) => (p.reward ?? 0) > 0).map((p) => p.name), ['solution-in-image']);
   });
 });
 

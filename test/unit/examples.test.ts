@@ -82,9 +82,10 @@ void describe('example tasks', () => {
       assert.doesNotMatch(dockerfile, /^RUN .*(apt-get|pip|curl|wget)/m, t.id);
       const verifier = await read(t, t.format === 'harbor' ? 'tests/test.sh' : 'run-tests.sh');
       assert.doesNotMatch(verifier, NETWORK_COMMANDS, `${t.id}: the verifier installs at test time`);
-      assert.match(verifier, /^pytest .*test_outputs\.py"? -rA/m, `${t.id}: pytest with -rA`);
-      // Files the agent plants in / or the working directory must not configure the verifier's pytest.
-      assert.match(verifier, /^pytest --noconftest -c \/dev\/null /m, `${t.id}: pytest isolated from planted conftest/ini`);
+      assert.match(verifier, /^\/usr\/bin\/python3 -I -m pytest .*test_outputs\.py"? -rA/m, `${t.id}: pytest with -rA`);
+      // Files the agent plants in / or the working directory must not configure the verifier's pytest, and
+      // nothing it puts on PATH or in site-packages may stand in for it (validate's cheat probes).
+      assert.match(verifier, /^\/usr\/bin\/python3 -I -m pytest --noconftest -c \/dev\/null /m, `${t.id}: pytest isolated from planted conftest/ini`);
     }
   });
 

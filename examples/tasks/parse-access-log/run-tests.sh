@@ -5,4 +5,4 @@ if [ "$PWD" = "/" ]; then
     exit 1
 fi
 
-pytest --noconftest -c /dev/null -p no:cacheprovider --rootdir="$TEST_DIR" "$TEST_DIR/test_outputs.py" -rA || true
+/usr/bin/python3 -I -m pytest --noconftest -c /dev/null -p no:cacheprovider --rootdir="$TEST_DIR" "$TEST_DIR/test_outputs.py" -rA || true

@@ -6,8 +6,8 @@ import { DockerodeRuntime } from '../../core/sandbox/dockerRuntime';
 import { reapOrphans } from '../../core/sandbox/reaper';
 import { recoverDeadRuns } from '../../core/sandbox/runner';
 import { InfraError } from '../../core/sandbox/runtime';
-import type { CheckResult, TaskValidation, ValidationVerdict } from '../../core/validate/types';
-import { validateTasks, type ValidateTarget } from '../../core/validate/validate';
+import type { CheckResult, MutationSummary, ProbeResult, TaskValidation, ValidationVerdict } from '../../core/validate/types';
+import { DEFAULT_MUTANTS, validateTasks, type ValidateTarget } from '../../core/validate/validate';
 import { boolOpt, choiceOpt, intOpt, stringOpt, UsageError, type CliCommand, type CliIo, type ParsedArgs } from '../command';
 import { loadTargets } from '../targets';
 
@@ -21,6 +21,12 @@ export interface ValidateJson {
     readonly verdict: ValidationVerdict;
     readonly checks: readonly CheckResult[];
     readonly findings: readonly FindingJson[];
+    /** Output mutants from the solved snapshot: killed of total, and what survived (absent when none ran). */
+    readonly mutants?: MutationSummary;
+    /** Each cheat probe that ran and the reward it got. */
+    readonly probes?: readonly ProbeResult[];
+    /** Flip rate of identical oracle and nop runs with its 95% Wilson interval. */
+    readonly flake?: TaskValidation['flake'];
   }[];
 }
 
@@ -74,23 +80,29 @@ export const validateCommand: CliCommand = {
   name: 'validate',
   summary: 'Validate tasks in Docker: the oracle must pass, doing nothing must fail, verdicts must agree',
   usage: [
-    'taskwright validate PATH... [--runs N] [--concurrency C] [--format text|json] [--retries R] [--results DIR] [--no-probes] [--verbose]',
+    'taskwright validate PATH... [--runs N] [--concurrency C] [--format text|json] [--retries R] [--results DIR]',
+    '                   [--mutants K] [--no-probes] [--no-behaviour] [--seed S] [--verbose]',
     '',
     '  PATH           a task folder, or a folder to search for tasks',
     '  --runs N       nop and oracle trials per task, each in a fresh container (default 3)',
     '  --concurrency  trials at once (default 2)',
     '  --retries R    extra tries after an infrastructure error (default 2; never counted as failures)',
     '  --results DIR  results store (default .taskwright/runs)',
-    '  --no-probes    skip the reward-isolation probes',
+    '  --no-probes    skip the reward-isolation (cheat) probes',
+    `  --mutants K    wrong outputs per output file, run from the solved snapshot (default ${DEFAULT_MUTANTS}; 0: none)`,
+    '  --no-behaviour skip environment variation, test order and the verifier run twice',
+    '  --seed S       seed of the random test order (default 20240601)',
     '  --verbose      stream build and trial output to stderr',
     '',
-    'Checks: build, nop (reward 0), oracle (reward 1), agreement, reward-isolation, timeout-margin.',
+    'Checks: build, nop (reward 0), oracle (reward 1), agreement (flip rate, Wilson interval), reward-isolation,',
+    'timeout-margin, mutants, environment (TZ, locale, COLUMNS, http_proxy, half a CPU), test-order, stale-state.',
     'Exit status: 0 when every task is valid and no trial hit an infrastructure error, 1 otherwise, 2 on usage',
     'errors, 130 when interrupted.',
   ].join('\n'),
   options: {
     runs: { type: 'string' }, concurrency: { type: 'string' }, format: { type: 'string' }, retries: { type: 'string' },
     results: { type: 'string' }, 'no-probes': { type: 'boolean' }, verbose: { type: 'boolean' },
+    mutants: { type: 'string' }, 'no-behaviour': { type: 'boolean' }, seed: { type: 'string' },
   },
   async run(args: ParsedArgs, io: CliIo): Promise<number> {
     if (!args.positionals.length) throw new UsageError('give at least one task folder or folder of tasks');
@@ -100,6 +112,8 @@ export const validateCommand: CliCommand = {
     const resultsDir = resultsDirOf(args, io);
     const format = choiceOpt(args, 'format', ['text', 'json'] as const, 'text');
     const verbose = boolOpt(args, 'verbose');
+    const mutants = intOpt(args, 'mutants', DEFAULT_MUTANTS, 0);
+    const seed = intOpt(args, 'seed', 20240601, 0);
     const targets = await resolveTargets(args.positionals, io);
     const runtime = new DockerodeRuntime();
     if (!(await prepareEngine(runtime, io, resultsDir))) return 1;
@@ -110,7 +124,7 @@ export const validateCommand: CliCommand = {
     io.err(`taskwright: validating ${targets.length} task(s), ${runs} run(s) each; results in ${path.relative(io.cwd, store.dir) || store.dir}`);
     let lastProgress = '';
     const results = await validateTasks(runtime, store, targets, {
-      runs, concurrency, retries, probes: !boolOpt(args, 'no-probes'), signal: io.signal,
+      runs, concurrency, retries, probes: !boolOpt(args, 'no-probes'), mutants, behaviour: !boolOpt(args, 'no-behaviour'), seed, signal: io.signal,
       onOutput: verbose ? (t) => io.err(t.replace(/\n$/, '')) : undefined,
       onProgress: (msg, done, total) => {
         const line = `[${done}/${total}] ${msg}`;
@@ -130,7 +144,10 @@ export const validateCommand: CliCommand = {
       const json: ValidateJson = {
         version: 1,
         results: rel,
-        tasks: results.map((r) => ({ path: r.path, id: r.id, verdict: r.verdict, checks: r.checks, findings: r.findings.map(findingToJson) })),
+        tasks: results.map((r) => ({
+          path: r.path, id: r.id, verdict: r.verdict, checks: r.checks, findings: r.findings.map(findingToJson),
+          ...(r.mutants ? { mutants: r.mutants } : {}), ...(r.probes ? { probes: r.probes } : {}), ...(r.flake ? { flake: r.flake } : {}),
+        })),
       };
       io.out(JSON.stringify(json, null, 2));
     } else {

@@ -2,8 +2,8 @@ import type { TrialRecord } from '../results/trial';
 import { recordTaskId, recordTaskKey } from './fromRecords';
 
 /**
- * Tasks that validation showed to be broken — the oracle fails, the environment does not build, or
- * doing nothing passes — keyed by task id and by path, with a short reason. Rollouts on such a task
+ * Tasks that validation showed to be broken — the oracle fails, the environment does not build,
+ * doing nothing passes, or (hackable) a cheat probe or a wrong output earns reward — keyed by task id and by path, with a short reason. Rollouts on such a task
  * say nothing about the policy, so the band calls it `broken` whatever the policy scored.
  */
 export function brokenFromValidationTrials(records: readonly TrialRecord[]): Map<string, string> {
@@ -34,6 +34,9 @@ export function brokenFromValidationTrials(records: readonly TrialRecord[]): Map
     if (r.taskProblem) add(r, r.taskProblem.rule);
     if (r.agent === 'oracle' && r.outcome !== 'passed') add(r, 'oracle fails');
     if (r.agent === 'nop' && r.outcome === 'passed') add(r, 'nop passes');
+    // Validate's cheat probes and output mutants (agent `probe:<name>` / `check:mutant`): reward for planted files or a wrong answer.
+    if (r.agent.startsWith('probe:') && r.outcome === 'passed') add(r, `hackable (${r.agent.slice(6)})`);
+    if (r.agent === 'check:mutant' && r.outcome === 'passed') add(r, 'hackable (accepts wrong output)');
   }
   const out = new Map<string, string>();
   for (const [key, why] of reasons) {

@@ -6,6 +6,7 @@ import {
 } from './runtime';
 import { engineTimeoutMs, withDeadline } from './engineDeadline';
 import { OutputBuffer } from './outputBuffer';
+import { dockerCommit, dockerDiff, dockerRemoveImage, type FileChange, type SnapshotRuntime } from './snapshot';
 
 function message(e: unknown): string {
   return e instanceof Error ? e.message : String(e);
@@ -36,7 +37,7 @@ interface BuildEvent {
 }
 
 /** The Docker Engine through dockerode; `DOCKER_HOST` (and DOCKER_TLS_VERIFY/DOCKER_CERT_PATH) are honoured. */
-export class DockerodeRuntime implements ContainerRuntime {
+export class DockerodeRuntime implements ContainerRuntime, SnapshotRuntime {
   readonly endpoint: string;
   private readonly docker: Docker;
   /** Deadline of each engine call (see engineTimeoutMs). */
@@ -378,4 +379,9 @@ export class DockerodeRuntime implements ContainerRuntime {
       throw this.engineError(e, 'list containers');
     }
   }
+
+  // Snapshots (validate's behavioural checks), implemented in ./snapshot.
+  diff(containerId: string): Promise<FileChange[]> { return dockerDiff(this.docker, containerId); }
+  commit(containerId: string, labels: Readonly<Record<string, string>>): Promise<string> { return dockerCommit(this.docker, containerId, labels); }
+  removeImage(ref: string): Promise<void> { return dockerRemoveImage(this.docker, ref); }
 }

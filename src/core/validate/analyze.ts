@@ -3,7 +3,8 @@ import type { Finding } from '../model/finding';
 import type { Task } from '../model/task';
 import type { TrialRecord } from '../results/trial';
 import { isVerdict } from '../sandbox/outcome';
-import type { CheckResult, TaskValidation, ValidationVerdict } from './types';
+import { wilsonInterval } from '../band/stats';
+import type { CheckResult, FlakeRate, TaskValidation, ValidationVerdict } from './types';
 
 /**
  * Turns a task's validation trials into checks, findings and one verdict. Pure: the rules are
@@ -21,6 +22,8 @@ export interface TaskTrials {
   /** Probe name → its trials. */
   readonly probes: Readonly<Record<string, readonly TrialRecord[]>>;
   readonly probeDescriptions?: Readonly<Record<string, string>>;
+  /** Probe name → its one-line fix and the rule of its finding (default `reward-not-isolated`). */
+  readonly probeFixes?: Readonly<Record<string, { readonly fix: string; readonly rule?: string }>>;
   /** Share of a timeout above which the oracle's duration is too close (default 0.8). */
   readonly marginShare?: number;
   /** Every try, infra retries included (defaults to the trials above). */
@@ -129,14 +132,16 @@ export function analyzeTask(t: TaskTrials): TaskValidation {
     return v.length > 1 && new Set(v.map(passed)).size > 1;
   }).map(([n]) => n as string);
   const agreementRuns = orV.length + nopV.length;
+  const flake = { oracle: flakeRate(orV.length, orV.length - orPassed.length), nop: flakeRate(nopV.length, nopV.filter(passed).length) };
+  const rates = `flip rate oracle ${showRate(flake.oracle)}, nop ${showRate(flake.nop)}`;
   if (orV.length < 2 && nopV.length < 2) checks.push({ name: 'agreement', status: 'skipped', runs: agreementRuns, detail: 'fewer than 2 verdicts per agent' });
   else if (mixed.length) {
-    checks.push({ name: 'agreement', status: 'fail', runs: agreementRuns, detail: `verdicts differ between identical runs of ${mixed.join(' and ')} (oracle: ${outcomes(orV)}; nop: ${outcomes(nopV)})` });
+    checks.push({ name: 'agreement', status: 'fail', runs: agreementRuns, detail: `verdicts differ between identical runs of ${mixed.join(' and ')} (oracle: ${outcomes(orV)}; nop: ${outcomes(nopV)}); ${rates}` });
     findings.push({
       rule: 'flaky-verdict', class: 'brittleness', severity: 'warning', file: testsFile,
-      message: `The verdict changes between identical runs of ${mixed.join(' and ')} (oracle: ${outcomes(orV)}; nop: ${outcomes(nopV)}).`,
+      message: `The verdict changes between identical runs of ${mixed.join(' and ')} (oracle: ${outcomes(orV)}; nop: ${outcomes(nopV)}; ${rates}).`,
     });
-  } else checks.push({ name: 'agreement', status: 'pass', runs: agreementRuns, detail: 'identical runs gave identical verdicts' });
+  } else checks.push({ name: 'agreement', status: 'pass', runs: agreementRuns, detail: `identical runs gave identical verdicts (${rates})` });
 
   // reward isolation: what an agent can plant must not earn reward.
   const probeNames = Object.keys(t.probes);
@@ -147,17 +152,17 @@ export function analyzeTask(t: TaskTrials): TaskValidation {
   else if (!probeV.length) checks.push({ name: 'reward-isolation', status: 'error', runs: 0, detail: `no probe trial gave a verdict${infraSummary(Object.values(t.probes).flat())}` });
   else if (leaked.length) {
     checks.push({ name: 'reward-isolation', status: 'fail', runs: probeV.length, detail: `reward earned by ${leaked.map((n) => t.probeDescriptions?.[n] ?? n).join('; ')}` });
-    const planted = leaked.filter((n) => n !== 'solution-in-image');
-    if (planted.length) {
-      findings.push({
-        rule: 'reward-not-isolated', class: 'misalignment', severity: 'error', file: testsFile,
-        message: `An agent that only plants files earns reward: ${planted.map((n) => t.probeDescriptions?.[n] ?? n).join('; ')}. Run pytest with --noconftest and -c pointing at a verifier-owned ini (or -p no:cacheprovider --rootdir=/tests), and write the reward on every path.`,
-      });
-    }
-    if (leaked.includes('solution-in-image')) {
-      findings.push({
+    // One finding per hole, with its own fix: which plant earned reward says what to change.
+    for (const n of leaked) {
+      const fx = t.probeFixes?.[n];
+      const inImage = (fx?.rule ?? (n === 'solution-in-image' ? 'answer-or-solution-in-image' : undefined)) === 'answer-or-solution-in-image';
+      const what = t.probeDescriptions?.[n] ?? n;
+      findings.push(inImage ? {
         rule: 'answer-or-solution-in-image', class: 'misalignment', severity: 'error', file: environmentFile(task),
-        message: 'The image carries a copy of the reference solution, and an agent that finds and runs it earns reward: keep solution files out of the build context (or remove them in the same layer).',
+        message: `An agent that finds the answer in the image earns reward (probe '${n}': ${what}). ${fx?.fix ?? 'Keep solution files out of the build context (or remove them in the same layer).'}`,
+      } : {
+        rule: 'reward-not-isolated', class: 'misalignment', severity: 'error', file: testsFile,
+        message: `An agent that only plants files earns reward (probe '${n}': ${what}). ${fx?.fix ?? 'Run pytest with --noconftest and -c pointing at a verifier-owned ini (or -p no:cacheprovider --rootdir=/tests), and write the reward on every path.'}`,
       });
     }
   } else checks.push({ name: 'reward-isolation', status: 'pass', runs: probeV.length, detail: `verdict stayed 0 with ${probeNames.join(', ')} planted` });
@@ -205,11 +210,28 @@ export function analyzeTask(t: TaskTrials): TaskValidation {
     });
   }
 
-  const status = (n: string): string | undefined => checks.find((c) => c.name === n)?.status;
-  let verdict: ValidationVerdict = 'valid';
-  if (status('oracle') === 'fail' && orPassed.length === 0) verdict = 'invalid';
-  else if (status('nop') === 'fail' || status('reward-isolation') === 'fail') verdict = 'misaligned';
-  else if (status('oracle') === 'fail' || status('agreement') === 'fail' || status('timeout-margin') === 'fail') verdict = 'brittle';
-  else if (checks.some((c) => c.status === 'error')) verdict = 'infra-error';
-  return { path: t.path, id: task.id, verdict, checks, findings, trials: all };
+  const verdict = overallVerdict(checks, orPassed.length === 0);
+  const probes = probeNames.map((n) => {
+    const r = (t.probes[n] ?? [])[(t.probes[n] ?? []).length - 1];
+    return { name: n, description: t.probeDescriptions?.[n] ?? n, reward: r?.reward ?? null, outcome: r?.outcome ?? 'not run' };
+  });
+  return { path: t.path, id: task.id, verdict, checks, findings, trials: all, probes, ...(orV.length || nopV.length ? { flake } : {}) };
 }
+
+/** One verdict from the checks: a wrong task beats a hackable one beats a brittle one. */
+export function overallVerdict(checks: readonly CheckResult[], oracleNeverPassed: boolean): ValidationVerdict {
+  const status = (n: string): string | undefined => checks.find((c) => c.name === n)?.status;
+  if (status('oracle') === 'fail' && oracleNeverPassed) return 'invalid';
+  if (status('nop') === 'fail' || status('reward-isolation') === 'fail' || status('mutants') === 'fail') return 'misaligned';
+  if (['oracle', 'agreement', 'timeout-margin', 'environment', 'test-order', 'stale-state'].some((n) => status(n) === 'fail')) return 'brittle';
+  if (checks.some((c) => c.status === 'error')) return 'infra-error';
+  return 'valid';
+}
+
+export function flakeRate(runs: number, flips: number): FlakeRate {
+  const [low, high] = wilsonInterval(flips, runs) ?? [0, 1];
+  const r3 = (x: number): number => Math.round(x * 1000) / 1000;
+  return { runs, flips, rate: runs ? r3(flips / runs) : 0, low: r3(low), high: r3(high) };
+}
+
+const showRate = (f: FlakeRate): string => `${f.flips}/${f.runs} [${f.low.toFixed(2)}, ${f.high.toFixed(2)}]`;

@@ -2,14 +2,22 @@ import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { TrialSession } from '../agents/agent';
+import type { Task } from '../model/task';
+import { everyPytestCall } from './verifierText';
 
 /**
  * What an agent could plant before the verifier runs (taxonomy D7). Each probe runs after a `nop`
  * agent in its own fresh container; the verdict must stay 0.
  */
 export interface RewardProbe {
-  readonly name: 'reward-file' | 'conftest' | 'pytest-ini' | 'solution-in-image';
+  readonly name: string;
   readonly description: string;
+  /** The one-line fix the finding gives when the probe earns reward. */
+  readonly fix: string;
+  /** False when the probe cannot apply to the task (no pytest, no tool to trojan): it is not run. */
+  readonly applies?: (task: Task) => boolean;
+  /** The finding's rule when not `reward-not-isolated`, and the file it goes on (default: the tests). */
+  readonly rule?: 'answer-or-solution-in-image';
   /** The shell script the probe runs in the container, or a function of the session. */
   readonly script: string | ((session: TrialSession) => string | undefined);
 }
@@ -43,7 +51,7 @@ const CONFTEST = [
 
 const INI = '[pytest]\naddopts = --co\n';
 
-function plantEverywhere(name: string, content: string): string {
+export function plantEverywhere(name: string, content: string): string {
   // The working directory of the container and the filesystem root: both agent-writable.
   return `for d in "$(pwd)" /; do printf '%s' '${content.replace(/'/g, `'"'"'`)}' > "$d/${name}"; done`;
 }
@@ -54,11 +62,26 @@ const REWARD_FILES = [
   `printf '%s' '{"reward": 1}' > /logs/verifier/reward.json`,
 ].join('; ');
 
+const PYTEST_FIX = 'Run pytest with --noconftest and -c pointing at a verifier-owned ini (or -p no:cacheprovider --rootdir=/tests), and write the reward on every path.';
+
+/** The planted conftest's text, for probes that plant it elsewhere. */
+export const SKIP_ALL_CONFTEST = CONFTEST;
+
 export const REWARD_PROBES: readonly RewardProbe[] = [
-  { name: 'reward-file', description: 'a reward file of 1 planted in /logs/verifier', script: REWARD_FILES },
-  { name: 'conftest', description: 'a conftest.py that skips every test, planted in the working directory and /', script: plantEverywhere('conftest.py', CONFTEST) },
-  { name: 'pytest-ini', description: 'a pytest.ini with `addopts = --co` (collect only), planted in the working directory and /', script: plantEverywhere('pytest.ini', INI) },
-  { name: 'solution-in-image', description: 'a copy of the reference solution found in the image, run by the agent', script: solutionCopyScript },
+  { name: 'reward-file', description: 'a reward file of 1 planted in /logs/verifier', fix: 'Write the reward on every path (0 unless the tests pass), after removing any reward file already there.', script: REWARD_FILES },
+  {
+    name: 'conftest', description: 'a conftest.py that skips every test, planted in the working directory and /', fix: PYTEST_FIX, script: plantEverywhere('conftest.py', CONFTEST),
+    applies: (t) => !everyPytestCall(t, (l) => /--noconftest/.test(l)),
+  },
+  {
+    name: 'pytest-ini', description: 'a pytest.ini with `addopts = --co` (collect only), planted in the working directory and /', fix: PYTEST_FIX, script: plantEverywhere('pytest.ini', INI),
+    // With an explicit -c pytest reads no other ini file.
+    applies: (t) => !everyPytestCall(t, (l) => /\s-c\s+\S/.test(l)),
+  },
+  {
+    name: 'solution-in-image', description: 'a copy of the reference solution found in the image, run by the agent', rule: 'answer-or-solution-in-image',
+    fix: 'Keep solution files out of the build context (or remove them in the same layer).', script: solutionCopyScript,
+  },
 ];
 
 export function plantHook(probe: RewardProbe): (session: TrialSession) => Promise<void> {

@@ -6,10 +6,16 @@ import { OracleAgent } from '../agents/oracle';
 import type { Task } from '../model/task';
 import type { RunStore } from '../results/store';
 import type { TrialRecord } from '../results/trial';
-import { InfraError, type ContainerRuntime } from '../sandbox/runtime';
+import { InfraError, LABEL, LABEL_RUN, LABEL_TASK, type ContainerRuntime } from '../sandbox/runtime';
 import { TrialRunner, type TrialJob } from '../sandbox/runner';
-import { analyzeTask } from './analyze';
-import { plantHook, REWARD_PROBES } from './probes';
+import { hasSnapshots } from '../sandbox/snapshot';
+import { analyzeTask, overallVerdict } from './analyze';
+import { behaviourJobs, HookAgent, variationJob, type BehaviourJob } from './behaviour';
+import { analyzeBehaviour, type BehaviourRun } from './behaviourAnalysis';
+import { CHEAT_PROBES, imageOutputsProbe } from './cheats';
+import { plantHook, REWARD_PROBES, type RewardProbe } from './probes';
+import { SnapshotImages } from './snapshotImages';
+import { snapshotHook, type SolvedState } from './solved';
 import type { TaskValidation } from './types';
 
 export interface ValidateTarget {
@@ -25,24 +31,65 @@ export interface ValidateOptions {
   readonly retries: number;
   readonly retryBaseMs?: number;
   readonly probes?: boolean;
+  /** Run only these probes (by name); default all that apply. */
+  readonly onlyProbes?: readonly string[];
+  /** Output mutants per output file, from the solved snapshot (default 3; 0: none). */
+  readonly mutants?: number;
+  /** Environment variation, test order and the verifier run twice, from the solved snapshot (default on). */
+  readonly behaviour?: boolean;
+  /** Seed of the random test order. */
+  readonly seed?: number;
   readonly signal?: AbortSignal;
   readonly onOutput?: (text: string) => void;
   /** Progress: a task's phase or a finished trial. */
   readonly onProgress?: (message: string, done: number, total: number) => void;
 }
 
+export const DEFAULT_MUTANTS = 3;
+
+interface Planned {
+  readonly target: ValidateTarget;
+  readonly kind: string;
+  readonly job: TrialJob;
+  readonly behaviour?: BehaviourJob;
+}
+
+function readCapped(file: string, max = 1 << 20): string {
+  try {
+    const fd = fs.openSync(file, 'r');
+    try {
+      const buf = Buffer.alloc(Math.min(max, fs.fstatSync(fd).size));
+      fs.readSync(fd, buf, 0, buf.length, 0);
+      return buf.toString('utf8');
+    } finally {
+      fs.closeSync(fd);
+    }
+  } catch {
+    return '';
+  }
+}
+
 /**
- * Validates tasks by behaviour: build, nop × N (reward 0), oracle × N in fresh containers
- * (reward 1), agreement between identical runs, reward isolation probes, timeout margin.
- * Builds run one at a time (heavy); trials of all tasks share the concurrency budget.
+ * Validates tasks by behaviour. Phase 1: build, nop × N (reward 0), oracle × N in fresh
+ * containers (reward 1; the first oracle run's solved state is committed once), cheat probes.
+ * Phase 2, from that snapshot: output mutants, the verifier twice in one container, the tests in
+ * another order, two combined environment variations (and, only for a group whose verdict moved,
+ * each of its variables alone). Builds run one at a time; trials of all tasks share the
+ * concurrency budget through one work queue (a task's snapshot checks are queued as soon as its first
+ * oracle run ends); snapshot images are removed before this returns.
  */
 export async function validateTasks(runtime: ContainerRuntime, store: RunStore, targets: readonly ValidateTarget[], opts: ValidateOptions): Promise<TaskValidation[]> {
-  const runner = new TrialRunner({ runtime }, store);
+  const images = new SnapshotImages(runtime);
+  const runner = new TrialRunner({ runtime, images }, store);
   const buildsDir = path.join(store.dir, 'builds');
   fs.mkdirSync(buildsDir, { recursive: true });
-  const probes = opts.probes === false ? [] : REWARD_PROBES;
-  const perTask = opts.runs * 2 + probes.length;
-  const total = targets.length * perTask;
+  const allowed = (name: string): boolean => opts.probes !== false && (!opts.onlyProbes || opts.onlyProbes.includes(name));
+  const probeSet = [...REWARD_PROBES, ...CHEAT_PROBES].filter((p) => allowed(p.name));
+  const mutants = opts.mutants ?? DEFAULT_MUTANTS;
+  const behaviour = opts.behaviour !== false;
+  const snapshots = hasSnapshots(runtime) && (mutants > 0 || behaviour || allowed('image-outputs')) ? runtime : undefined;
+  const probesOf = (task: Task): RewardProbe[] => probeSet.filter((p) => !p.applies || p.applies(task));
+  let total = targets.reduce((n, t) => n + opts.runs * 2 + probesOf(t.task).length, 0);
   let done = 0;
 
   const builds = new Map<string, { kind: string; message: string } | { sec: number }>();
@@ -63,35 +110,108 @@ export async function validateTasks(runtime: ContainerRuntime, store: RunStore, 
     }
   }
 
-  const jobs: { target: ValidateTarget; kind: string; job: TrialJob }[] = [];
-  for (const target of targets) {
-    const b = builds.get(target.task.dir);
-    if (b && 'kind' in b) continue;
-    for (let i = 1; i <= opts.runs; i++) jobs.push({ target, kind: 'nop', job: { task: target.task, taskPath: target.path, agent: new NopAgent(), attempt: i, label: 'nop' } });
-    for (let i = 1; i <= opts.runs; i++) jobs.push({ target, kind: 'oracle', job: { task: target.task, taskPath: target.path, agent: new OracleAgent(), attempt: i, label: 'oracle' } });
-    for (const p of probes) {
-      jobs.push({ target, kind: `probe:${p.name}`, job: { task: target.task, taskPath: target.path, agent: new NopAgent(), attempt: 1, label: `probe-${p.name}`, beforeVerifier: plantHook(p) } });
-    }
-  }
-  // Interleave tasks so a slow task does not hold the whole budget at the end.
-  jobs.sort((a, b) => a.job.attempt - b.job.attempt);
-  done += (targets.length - new Set(jobs.map((j) => j.target.task.dir)).size) * perTask;
-
-  const results = await runner.runAll(jobs.map((j) => j.job), {
-    concurrency: opts.concurrency, retries: opts.retries, retryBaseMs: opts.retryBaseMs, signal: opts.signal, onOutput: opts.onOutput,
-    onTrial: (r) => {
-      if (r.record.outcome !== 'infra-error' || !r.retryable) done++;
-      opts.onProgress?.(`${r.record.taskId ?? r.record.task}: ${r.record.agent} ${r.record.trial} → ${r.record.outcome}`, done, total);
-    },
+  const solved = new Map<ValidateTarget, SolvedState | string>();
+  const snapImages: string[] = [];
+  // Jobs in the order they were queued, and each job's tries: the analysis reads them per task.
+  const planned: Planned[] = [];
+  const results: TrialRecord[][] = [];
+  const probeJob = (target: ValidateTarget, p: RewardProbe): Planned => ({
+    target, kind: `probe:${p.name}`, job: { task: target.task, taskPath: target.path, agent: new HookAgent(`probe:${p.name}`), attempt: 1, label: `probe-${p.name}`, beforeVerifier: plantHook(p) },
   });
 
+  /** The snapshot's checks, queued as soon as the first oracle run ends (when it passed: else it is no reference). */
+  const afterSnapshot = (target: ValidateTarget, rec: TrialRecord | undefined): Planned[] => {
+    const s = solved.get(target);
+    if (s === undefined || typeof s === 'string') return [];
+    if (rec?.outcome !== 'passed') { solved.set(target, 'the first oracle run did not pass, so its state is no reference'); return []; }
+    const out: Planned[] = [];
+    const img = allowed('image-outputs') ? imageOutputsProbe(s.outputs) : undefined;
+    if (img) out.push(probeJob(target, img));
+    const bjobs = mutants > 0 || behaviour
+      ? behaviourJobs(runtime, images, target.task, s, { mutants, variations: behaviour, order: behaviour, stale: behaviour, seed: opts.seed })
+      : [];
+    for (const bj of bjobs) out.push({ target, kind: `check:${bj.kind}`, behaviour: bj, job: { task: bj.task, taskPath: target.path, agent: bj.agent, attempt: 1, label: bj.label, beforeVerifier: bj.hook } });
+    return out;
+  };
+  /** An environment group whose verdict moved: each of its variables alone, to name the one. */
+  const bisect = (p: Planned, rec: TrialRecord | undefined): Planned[] => {
+    const s = solved.get(p.target);
+    if (p.behaviour?.kind !== 'env' || !rec || rec.outcome === 'passed' || rec.outcome === 'infra-error' || rec.outcome === 'cancelled' || !s || typeof s === 'string') return [];
+    return (p.behaviour.variations ?? []).map((v) => {
+      const bj = variationJob(images, p.target.task, s, [v], `env-${v.id}`);
+      return { target: p.target, kind: 'check:env-one', behaviour: bj, job: { task: bj.task, taskPath: p.target.path, agent: bj.agent, attempt: 1, label: bj.label } };
+    });
+  };
+
+  try {
+    const first: Planned[] = [];
+    for (const target of targets) {
+      const b = builds.get(target.task.dir);
+      if (b && 'kind' in b) continue;
+      for (let i = 1; i <= opts.runs; i++) first.push({ target, kind: 'nop', job: { task: target.task, taskPath: target.path, agent: new NopAgent(), attempt: i, label: 'nop' } });
+      for (let i = 1; i <= opts.runs; i++) {
+        const hook = i === 1 && snapshots && target.task.solution.file
+          ? snapshotHook(snapshots, { [LABEL]: '1', [LABEL_RUN]: store.id, [LABEL_TASK]: target.task.id }, (s) => {
+            solved.set(target, s);
+            if (typeof s !== 'string') snapImages.push(s.image);
+          })
+          : undefined;
+        first.push({ target, kind: 'oracle', job: { task: target.task, taskPath: target.path, agent: new OracleAgent(), attempt: i, label: 'oracle', beforeVerifier: hook } });
+      }
+      for (const p of probesOf(target.task)) first.push(probeJob(target, p));
+    }
+    // The snapshotting oracle runs first (its checks follow it); then tasks interleave so a slow task
+    // does not hold the whole budget at the end.
+    const rank = (p: Planned): number => (p.kind === 'oracle' && p.job.attempt === 1 ? 0 : p.job.attempt);
+    first.sort((a, b) => rank(a) - rank(b));
+    done += (targets.length - new Set(first.map((j) => j.target.task.dir)).size) * (opts.runs * 2);
+
+    // One work queue for every phase, within the concurrency budget: a task's snapshot checks start
+    // while other trials still run, instead of after a barrier.
+    const queue = [...first];
+    const runOpts = {
+      concurrency: 1, retries: opts.retries, retryBaseMs: opts.retryBaseMs, signal: opts.signal, onOutput: opts.onOutput,
+      onTrial: (r: { record: TrialRecord; retryable: boolean }) => {
+        if (r.record.outcome !== 'infra-error' || !r.retryable) done++;
+        opts.onProgress?.(`${r.record.taskId ?? r.record.task}: ${r.record.agent} ${r.record.trial} → ${r.record.outcome}`, done, total);
+      },
+    };
+    await new Promise<void>((resolve) => {
+      let running = 0;
+      const pump = (): void => {
+        while (running < Math.max(1, opts.concurrency) && queue.length && !opts.signal?.aborted) {
+          const p = queue.shift() as Planned;
+          const at = planned.push(p) - 1;
+          running++;
+          void runner.runJob(p.job, runOpts).then((rs) => rs.map((r) => r.record), () => [] as TrialRecord[]).then((recs) => {
+            results[at] = recs;
+            const rec = recs[recs.length - 1];
+            const more = [...(p.kind === 'oracle' && p.job.attempt === 1 ? afterSnapshot(p.target, rec) : []), ...bisect(p, rec)];
+            total += more.length;
+            queue.push(...more);
+            running--;
+            pump();
+          });
+        }
+        if (!running) resolve();
+      };
+      pump();
+    });
+  } finally {
+    if (hasSnapshots(runtime)) for (const img of snapImages) await runtime.removeImage(img).catch(() => undefined);
+  }
+
   return targets.map((target) => {
-    const mine = jobs.map((j, i) => ({ j, rs: results[i] ?? [] })).filter(({ j }) => j.target === target);
-    const of = (kind: string): TrialRecord[] => mine.filter(({ j }) => j.kind === kind).flatMap(({ rs }) => rs.map((r) => r.record));
-    const last = (kind: string): TrialRecord[] => mine.filter(({ j }) => j.kind === kind).map(({ rs }) => rs[rs.length - 1]?.record).filter((r): r is TrialRecord => !!r);
+    const mine = planned.map((j, i) => ({ j, rs: results[i] ?? [] })).filter(({ j }) => j.target === target);
+    const last = (kind: string): TrialRecord[] => mine.filter(({ j }) => j.kind === kind).map(({ rs }) => rs[rs.length - 1]).filter((r): r is TrialRecord => !!r);
     const b = builds.get(target.task.dir);
-    const every = [...of('nop'), ...of('oracle'), ...probes.flatMap((p) => of(`probe:${p.name}`))];
-    return analyzeTask({
+    const probes = [...new Set(mine.filter(({ j }) => j.kind.startsWith('probe:')).map(({ j }) => j.kind.slice(6)))];
+    const probeInfo = [...probeSet, ...(typeof solved.get(target) === 'object' ? [imageOutputsProbe((solved.get(target) as SolvedState).outputs)] : [])].filter((p): p is RewardProbe => !!p);
+    const behaviourRuns = (kinds: readonly string[]): BehaviourRun[] => mine.filter(({ j }) => kinds.includes(j.kind) && j.behaviour).map(({ j, rs }) => {
+      const record = rs[rs.length - 1];
+      return { job: j.behaviour as BehaviourJob, record, stdout: record ? readCapped(path.join(store.dir, record.logs, 'verifier.stdout')) : '' };
+    });
+    const base = analyzeTask({
       task: target.task,
       path: target.path,
       buildError: b && 'kind' in b ? b : undefined,
@@ -99,9 +219,21 @@ export async function validateTasks(runtime: ContainerRuntime, store: RunStore, 
       // Each job's final try carries its verdict; earlier tries were infra errors, reported apart.
       nop: last('nop'),
       oracle: last('oracle'),
-      probes: Object.fromEntries(probes.map((p) => [p.name, last(`probe:${p.name}`)])),
-      probeDescriptions: Object.fromEntries(probes.map((p) => [p.name, p.description])),
-      allTrials: every,
+      probes: Object.fromEntries(probes.map((p) => [p, last(`probe:${p}`)])),
+      probeDescriptions: Object.fromEntries(probeInfo.map((p) => [p.name, p.description])),
+      probeFixes: Object.fromEntries(probeInfo.map((p) => [p.name, { fix: p.fix, ...(p.rule ? { rule: p.rule } : {}) }])),
+      allTrials: mine.flatMap(({ rs }) => rs),
     });
+    if (base.verdict === 'infra-error' && b && 'kind' in b) return base;
+    const extra = analyzeBehaviour({
+      task: target.task, solved: solved.get(target),
+      runs: behaviourRuns(['check:mutant', 'check:stale', 'check:order', 'check:env']), bisect: behaviourRuns(['check:env-one']),
+    });
+    const checks = [...base.checks, ...extra.checks];
+    const oracleNeverPassed = !last('oracle').some((r) => r.outcome === 'passed');
+    return {
+      ...base, checks, findings: [...base.findings, ...extra.findings], verdict: overallVerdict(checks, oracleNeverPassed),
+      ...(extra.mutants ? { mutants: extra.mutants } : {}),
+    };
   });
 }

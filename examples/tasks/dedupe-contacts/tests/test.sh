@@ -2,8 +2,9 @@
 
 mkdir -p /logs/verifier
 
-# --noconftest and -c /dev/null: a conftest.py or pytest.ini the agent leaves in / or /app cannot steer the run.
-pytest --noconftest -c /dev/null -p no:cacheprovider --rootdir=/tests /tests/test_outputs.py -rA | tee /logs/verifier/pytest.log
+# --noconftest and -c /dev/null: a conftest.py or pytest.ini the agent leaves in / or /app cannot steer the run;
+# /usr/bin/python3 -I: no pytest, python3 or usercustomize the agent puts on PATH or in site-packages runs instead.
+/usr/bin/python3 -I -m pytest --noconftest -c /dev/null -p no:cacheprovider --rootdir=/tests /tests/test_outputs.py -rA | tee /logs/verifier/pytest.log
 
 if [ $? -eq 0 ]; then
   echo 1 > /logs/verifier/reward.txt
