@@ -6,7 +6,8 @@
  * with a reader that takes 4 MB/s. Uses the daemon in DOCKER_HOST (run it on your own:
  * `TASKWRIGHT_DOCKERD2_DIR=/tmp/tw-bench bash scripts/docker-engine.sh --second`).
  * `node scripts/build.mjs && DOCKER_HOST=... node out/bench/bounded-memory.js [--write]`
- * (`--write` updates bench/RELIABILITY.md between the `bounded-memory` markers).
+ * (`--write` updates bench/RELIABILITY.md between the `bounded-memory` markers; `--only a,b` runs the
+ * cases whose names contain a or b and keeps the other rows of the written table as they were).
  */
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
@@ -74,11 +75,29 @@ async function runCase(c: Case, work: string): Promise<Row> {
   return { name: c.name, peakMb: Math.round(peakKb / 1024), outcome: rec ? `${rec.outcome}${rec.reward !== null ? ` (${rec.reward})` : ''}` : 'no record', seconds: Math.round((Date.now() - started) / 1000), logBytes };
 }
 
+function optionValue(name: string): string | undefined {
+  const i = process.argv.indexOf(name);
+  return i >= 0 ? process.argv[i + 1] : undefined;
+}
+
+/** The table rows already written, by case name (kept for the cases `--only` leaves out). */
+function writtenRows(text: string): Map<string, string> {
+  const out = new Map<string, string>();
+  const block = /<!-- bounded-memory:begin -->([\s\S]*?)<!-- bounded-memory:end -->/.exec(text)?.[1] ?? '';
+  for (const line of block.split('\n')) {
+    const name = /^\| ([^|]+?) \| \d/.exec(line)?.[1];
+    if (name) out.set(name, line);
+  }
+  return out;
+}
+
 async function main(): Promise<void> {
   const work = fs.mkdtempSync(path.join(os.tmpdir(), 'tw-bench-mem-'));
   const rows: Row[] = [];
+  const only = optionValue('--only')?.split(',').map((s) => s.trim()).filter(Boolean);
+  const selected = CASES.filter((c) => !only || only.some((o) => c.name.includes(o)));
   try {
-    for (const c of CASES) {
+    for (const c of selected) {
       const r = await runCase(c, work);
       rows.push(r);
       console.log(`${r.name}: peak RSS ${r.peakMb} MB, ${r.outcome}, ${r.seconds} s, run folder ${(r.logBytes / MB).toFixed(1)} MB`);
@@ -86,18 +105,20 @@ async function main(): Promise<void> {
   } finally {
     fs.rmSync(work, { recursive: true, force: true });
   }
+  const file = path.join(ROOT, 'bench/RELIABILITY.md');
+  const text = fs.readFileSync(file, 'utf8');
+  const kept = writtenRows(text);
+  const fresh = new Map(rows.map((r) => [r.name, `| ${r.name} | ${r.peakMb} MB | ${r.outcome} | ${(r.logBytes / MB).toFixed(1)} MB | ${r.seconds} s |`]));
   const section = [
     '<!-- bounded-memory:begin -->',
-    `Measured ${new Date().toISOString().slice(0, 10)} with \`node out/bench/bounded-memory.js\` (one CLI run each, oracle, peak RSS by GNU time; 2 shared cores under load). Goal: peak RSS under 300 MB in every case.`,
+    `Measured ${new Date().toISOString().slice(0, 10)} with \`node out/bench/bounded-memory.js${only ? ' --only …' : ''}\` (${only ? `rows of ${rows.map((r) => r.name).join('; ')} from this run, the others from the last full run; ` : ''}one CLI run each, oracle, peak RSS by GNU time; 2 shared cores under load). Goal: peak RSS under 300 MB in every case.`,
     '',
     '| case | peak RSS | outcome | run folder | time |',
     '|---|---|---|---|---|',
-    ...rows.map((r) => `| ${r.name} | ${r.peakMb} MB | ${r.outcome} | ${(r.logBytes / MB).toFixed(1)} MB | ${r.seconds} s |`),
+    ...CASES.map((c) => fresh.get(c.name) ?? kept.get(c.name)).filter((l): l is string => l !== undefined),
     '<!-- bounded-memory:end -->',
   ].join('\n');
   if (process.argv.includes('--write')) {
-    const file = path.join(ROOT, 'bench/RELIABILITY.md');
-    const text = fs.readFileSync(file, 'utf8');
     fs.writeFileSync(file, text.replace(/<!-- bounded-memory:begin -->[\s\S]*?<!-- bounded-memory:end -->/, () => section));
   } else console.log(section);
 }

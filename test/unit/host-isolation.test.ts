@@ -9,6 +9,9 @@ import { loadTask } from '../../src/core/loader/index';
 import { readBuildContext } from '../../src/core/sandbox/buildContext';
 import { CappedLog } from '../../src/core/sandbox/cappedLog';
 import { escapesTask, PathOutsideTaskError } from '../../src/core/sandbox/contain';
+import type { ContainerRuntime, ExecRequest } from '../../src/core/sandbox/runtime';
+import { ContainerSession } from '../../src/core/sandbox/session';
+import type { Task } from '../../src/core/model/task';
 import { entriesFromDir, entryFromFile, tarStream } from '../../src/core/sandbox/tar';
 import { CappedBytes, readTarStream } from '../../src/core/sandbox/tarReader';
 import { FIXTURES, makeTask, removeTemp } from './audit-helpers';
@@ -140,5 +143,32 @@ void describe('streamed archives and capped files', () => {
     const text = fs.readFileSync(log, 'utf8');
     assert.ok(text.startsWith('a'.repeat(4096)));
     assert.match(text, /log truncated at 4096 bytes; 95904 more bytes not kept/);
+  });
+});
+
+void describe('bounded agent output', () => {
+  void it("caps the agent's stdout across all its commands, with one note per command that went past the cap", async () => {
+    const d = tmp('tw-agent-out-');
+    // A runtime whose every command prints 10 × 1000 bytes.
+    const runtime = {
+      exec(_id: string, req: ExecRequest) {
+        for (let i = 0; i < 10; i++) req.onStdout?.(Buffer.alloc(1000, 98));
+        return Promise.resolve({ exitCode: 0, stdout: '', stderr: '', timedOut: false, cancelled: false, durationMs: 1 });
+      },
+    } as unknown as ContainerRuntime;
+    const before = process.env.TASKWRIGHT_LOG_LIMIT_MB;
+    process.env.TASKWRIGHT_LOG_LIMIT_MB = String(15000 / (1024 * 1024));
+    try {
+      const session = new ContainerSession({} as Task, 'c1', runtime, { dir: d, prefix: 'agent' }, new AbortController().signal);
+      for (let i = 0; i < 5; i++) await session.exec('yes | head -c 10000');
+    } finally {
+      if (before === undefined) delete process.env.TASKWRIGHT_LOG_LIMIT_MB; else process.env.TASKWRIGHT_LOG_LIMIT_MB = before;
+    }
+    const text = fs.readFileSync(path.join(d, 'agent.stdout'), 'utf8');
+    assert.ok(text.startsWith('b'.repeat(15000)));
+    assert.equal(text.replace(/\n\[taskwright: log truncated[^\]]*\]\n/g, '').length, 15000, 'exactly the cap is kept');
+    // The second command crossed the cap (5000 cut), the three after it were cut whole.
+    assert.deepEqual([...text.matchAll(/(\d+) more bytes not kept/g)].map((m) => Number(m[1])), [5000, 10000, 10000, 10000]);
+    assert.match(fs.readFileSync(path.join(d, 'agent.log'), 'utf8'), /\[exit 0, 1 ms\]/);
   });
 });

@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { ExecOptions, ExecResult, TrialSession } from '../agents/agent';
 import type { Task } from '../model/task';
+import { CappedLog } from './cappedLog';
 import { assertInsideTask } from './contain';
 import { entriesFromDir, entryFromFile, tarStream } from './tar';
 import type { ContainerRuntime } from './runtime';
@@ -45,6 +46,8 @@ export interface SessionLogs {
 /** The agent's view of a trial: commands in the trial's fresh container, logged to the trial folder. */
 export class ContainerSession implements TrialSession {
   readonly logDir: string;
+  /** One capped log per stream for the whole session: an agent printing gigabytes fills at most the cap. */
+  private readonly streams = new Map<string, CappedLog>();
 
   constructor(
     readonly task: Task,
@@ -73,7 +76,7 @@ export class ContainerSession implements TrialSession {
     fs.appendFileSync(this.file(`${this.logs.prefix}.log`), `$ ${command}\n`);
     this.logs.onOutput?.(`$ ${command}\n`);
     const out = (name: string) => (c: Buffer): void => {
-      fs.appendFileSync(this.file(`${this.logs.prefix}.${name}`), c);
+      this.stream(name).write(c);
       this.logs.onOutput?.(c.toString('utf8'));
     };
     const r = await this.runtime.exec(this.containerId, {
@@ -87,9 +90,20 @@ export class ContainerSession implements TrialSession {
       onStdout: out('stdout'),
       onStderr: out('stderr'),
     });
+    // The note says what was cut, after the command that went past the cap.
+    for (const log of this.streams.values()) log.end();
     const timedOut = r.timedOut || (options.timeoutSec !== undefined && r.exitCode === 124);
     fs.appendFileSync(this.file(`${this.logs.prefix}.log`), `[exit ${r.exitCode ?? 'none'}${timedOut ? ', timed out' : ''}, ${r.durationMs} ms]\n`);
     return { exitCode: r.exitCode ?? -1, stdout: r.stdout, stderr: r.stderr, timedOut, durationMs: r.durationMs };
+  }
+
+  private stream(name: string): CappedLog {
+    let log = this.streams.get(name);
+    if (!log) {
+      log = new CappedLog(this.file(`${this.logs.prefix}.${name}`));
+      this.streams.set(name, log);
+    }
+    return log;
   }
 
   async copyIn(hostPath: string, containerDir: string): Promise<void> {
