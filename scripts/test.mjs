@@ -37,10 +37,11 @@ function build() {
   return run(process.execPath, ['scripts/build.mjs']);
 }
 
-function nodeTests(dir, label, concurrency) {
+function nodeTests(dir, label, concurrency, timeoutMs) {
   const files = testFiles(path.join(root, 'out/test', dir));
   if (files.length === 0) { console.error(`[test] ${label}: no test files under out/test/${dir} — did the build run?`); return 1; }
-  const args = ['--enable-source-maps', '--test', `--test-concurrency=${concurrency}`, ...extra, ...files];
+  // A test that hangs fails (with its name) instead of holding the tier until CI kills everything.
+  const args = ['--enable-source-maps', '--test', `--test-concurrency=${concurrency}`, ...(timeoutMs ? [`--test-timeout=${timeoutMs}`] : []), ...extra, ...files];
   return run(process.execPath, args);
 }
 
@@ -52,8 +53,8 @@ function engine(label) {
 }
 
 const tiers = {
-  unit: () => nodeTests('unit', 'unit', 2),
-  integration: () => (engine('integration') ? nodeTests('integration', 'integration', 1) : 1),
+  unit: () => nodeTests('unit', 'unit', 2, 120_000),
+  integration: () => (engine('integration') ? nodeTests('integration', 'integration', 1, 600_000) : 1),
   // The suite validates an example task in Docker (test/suite/sandbox.test.ts).
   vscode: () => (engine('vscode') ? run('bash', ['test/vscode/run.sh', 'integration']) : 1),
   e2e: () => run('bash', ['test/vscode/run.sh', 'e2e']),

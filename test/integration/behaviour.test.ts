@@ -143,7 +143,12 @@ void describe('behavioural verifier audit (integration)', () => {
     assert.equal(v.verdict, 'valid', JSON.stringify(v.checks, null, 1));
     assert.deepEqual(v.findings, []);
     for (const name of ['mutants', 'environment', 'test-order', 'stale-state', 'reward-isolation']) assert.equal(check(v, name)?.status, 'pass', name);
-    assert.ok((v.probes ?? []).length >= 6, 'the cheat probes ran');
+    // The probes that can apply ran and earned nothing; the ones this verifier's pytest call closes
+    // (--noconftest, -c, python -I) were skipped rather than run for show.
+    const names = (v.probes ?? []).map((p) => p.name);
+    assert.ok(names.includes('reward-file'), names.join(', '));
+    for (const closed of ['conftest', 'pytest-ini', 'pytest-shadow', 'python-startup']) assert.ok(!names.includes(closed), `${closed} cannot apply here: ${names.join(', ')}`);
+    for (const p of v.probes ?? []) assert.ok(p.reward !== 1, `${p.name} earned reward ${p.reward}`);
   });
 
   void it('leaves no container and no snapshot image when interrupted mid-way (integration)', async () => {

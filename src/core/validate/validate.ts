@@ -136,7 +136,9 @@ export async function validateTasks(runtime: ContainerRuntime, store: RunStore, 
   /** An environment group whose verdict moved: each of its variables alone, to name the one. */
   const bisect = (p: Planned, rec: TrialRecord | undefined): Planned[] => {
     const s = solved.get(p.target);
-    if (p.behaviour?.kind !== 'env' || !rec || rec.outcome === 'passed' || rec.outcome === 'infra-error' || rec.outcome === 'cancelled' || !s || typeof s === 'string') return [];
+    // Only a group is split: a single variable that moved the verdict is already named (splitting it
+    // again would queue the same trial for ever).
+    if (p.behaviour?.kind !== 'env' || p.kind === 'check:env-one' || (p.behaviour.variations ?? []).length < 2 || !rec || rec.outcome === 'passed' || rec.outcome === 'infra-error' || rec.outcome === 'cancelled' || !s || typeof s === 'string') return [];
     return (p.behaviour.variations ?? []).map((v) => {
       const bj = variationJob(images, p.target.task, s, [v], `env-${v.id}`);
       return { target: p.target, kind: 'check:env-one', behaviour: bj, job: { task: bj.task, taskPath: p.target.path, agent: bj.agent, attempt: 1, label: bj.label } };
