@@ -9,6 +9,7 @@ import { OracleAgent } from '../../src/core/agents/oracle';
 import { loadTask } from '../../src/core/loader/index';
 import { newRunId, readRun, RunStore } from '../../src/core/results/store';
 import { DockerodeRuntime } from '../../src/core/sandbox/dockerRuntime';
+import { LEASE_REFRESH_MS, LEASE_STALE_FACTOR, leaseDir } from '../../src/core/sandbox/lease';
 import { reapOrphans } from '../../src/core/sandbox/reaper';
 import { TrialRunner } from '../../src/core/sandbox/runner';
 import { LABEL, LABEL_PID, LABEL_RUN } from '../../src/core/sandbox/runtime';
@@ -218,6 +219,15 @@ void describe('interrupted runs (integration)', () => {
     child.kill('SIGKILL');
     await exited;
     assert.equal((await containersOf(LABEL_PID, String(child.pid))).length, 1);
+    // Its lease is still fresh: for the next 30 s it cannot be told from a live run, so it is kept.
+    const lease = fs.readdirSync(leaseDir()).map((f) => path.join(leaseDir(), f))
+      .find((f) => { try { return (JSON.parse(fs.readFileSync(f, 'utf8')) as { pid?: number }).pid === child.pid; } catch { return false; } });
+    assert.ok(lease, 'the killed run left its lease');
+    await reapOrphans(runtime);
+    assert.equal((await containersOf(LABEL_PID, String(child.pid))).length, 1, 'a fresh lease keeps the container');
+    // The next start comes later: the lease was not refreshed for longer than the stale limit.
+    const old = new Date(Date.now() - LEASE_REFRESH_MS * (LEASE_STALE_FACTOR + 1));
+    fs.utimesSync(lease, old, old);
     const reaped = await reapOrphans(runtime);
     assert.ok(reaped.removed.length >= 1);
     assert.deepEqual(await containersOf(LABEL_PID, String(child.pid)), []);

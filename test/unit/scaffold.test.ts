@@ -63,7 +63,7 @@ void describe('scaffold: New Task templates', () => {
       assert.match(solution, /cat > \/app\/wordcount\.py/);
       assert.doesNotMatch([...files.values()].join('\n'), /pip install|curl |wget |apt-get/, 'no network at build or test time');
       const verifier = files.get(format === 'tb1' ? 'run-tests.sh' : 'tests/test.sh') ?? '';
-      assert.match(verifier, /^(if )?pytest --noconftest -c \/dev\/null -p no:cacheprovider .* -rA /m, 'pytest ignores planted conftest.py / pytest.ini');
+      assert.match(verifier, /^(if )?\/usr\/bin\/python3 -I -m pytest --noconftest -c \/dev\/null -p no:cacheprovider .* -rA /m, 'an absolute, isolated interpreter; pytest ignores planted conftest.py / pytest.ini');
     });
   }
 

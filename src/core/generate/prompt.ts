@@ -7,6 +7,12 @@ import type { GenDifficulty } from './types';
 export const BASE_IMAGE = 'python:3.11-slim';
 /** The pytest version generated Dockerfiles pin (on PyPI for a stock runner; already installed in the offline stand-in). */
 export const PYTEST_PIN = '7.2.1';
+/**
+ * How generated verifiers start pytest: the base image's interpreter by absolute path, in isolated mode,
+ * so a `python3`/`pytest` the agent puts early on PATH, or a usercustomize/.pth in its site-packages,
+ * never runs instead (validate's path-trojan and python-startup probes check exactly this).
+ */
+export const VERIFIER_PYTEST = '/usr/local/bin/python3 -I -m pytest --noconftest -c /dev/null -p no:cacheprovider';
 
 /** What the REAL public images hold: a task that relies on more fails on a stock Harbor or Terminal-Bench runner. */
 const BASE_FACTS = [
@@ -22,14 +28,14 @@ const CONTRACT: Readonly<Record<TaskFormat, readonly string[]>> = {
     'Layout (Harbor / Terminal-Bench 2): `task.toml`, `instruction.md`, `environment/Dockerfile` (+ data files it COPYs, the build context is `environment/`), `solution/solve.sh`, `tests/test.sh`, `tests/test_outputs.py` (+ fixtures the tests read).',
     '`task.toml`: `version = "1.0"`; `[metadata]` author_name, author_email, difficulty, category, tags; `[verifier] timeout_sec`; `[agent] timeout_sec`; `[environment] build_timeout_sec, cpus = 1, memory_mb = 1024, storage_mb = 2048`.',
     'The harness copies `solution/` to `/solution` only for the reference run, and `tests/` to `/tests` only after the agent finished; it runs `bash /tests/test.sh` and reads the reward from `/logs/verifier/reward.txt`.',
-    '`tests/test.sh` must be exactly this shape (reward only from pytest\'s exit status):\n```bash\n#!/bin/bash\n\nmkdir -p /logs/verifier\n\npytest --noconftest -c /dev/null -p no:cacheprovider --rootdir=/tests /tests/test_outputs.py -rA\n\nif [ $? -eq 0 ]; then\n  echo 1 > /logs/verifier/reward.txt\nelse\n  echo 0 > /logs/verifier/reward.txt\nfi\n```',
+    '`tests/test.sh` must be exactly this shape (reward only from pytest\'s exit status):\n```bash\n#!/bin/bash\n\nmkdir -p /logs/verifier\n\n' + VERIFIER_PYTEST + ' --rootdir=/tests /tests/test_outputs.py -rA\n\nif [ $? -eq 0 ]; then\n  echo 1 > /logs/verifier/reward.txt\nelse\n  echo 0 > /logs/verifier/reward.txt\nfi\n```',
     'Tests read their own fixtures relative to the test file (`Path(__file__).with_name("x.csv")`), never from the agent-writable image.',
   ],
   tb1: [
     'Layout (Terminal-Bench 1): `task.yaml`, `Dockerfile` (build context is the task folder), `run-tests.sh`, `solution.sh`, `tests/test_outputs.py` (+ fixtures in `tests/`), data files the Dockerfile COPYs by name. (`docker-compose.yaml` is added for you.)',
     '`task.yaml`: `instruction: |-` (the whole instruction), author_name, author_email, difficulty, category, tags, `parser_name: pytest`, `max_agent_timeout_sec`, `max_test_timeout_sec`, `run_tests_in_same_shell: false`.',
     'The harness copies `tests/` and `run-tests.sh` to `$TEST_DIR` (/tests) after the agent and parses pytest\'s `-rA` summary: every test must PASS.',
-    '`run-tests.sh` must be exactly this shape:\n```bash\n#!/bin/bash\n\nif [ "$PWD" = "/" ]; then\n    echo "Error: No working directory set. Please set a WORKDIR in your Dockerfile before running this script."\n    exit 1\nfi\n\npytest --noconftest -c /dev/null -p no:cacheprovider --rootdir="$TEST_DIR" "$TEST_DIR/test_outputs.py" -rA\n```',
+    '`run-tests.sh` must be exactly this shape:\n```bash\n#!/bin/bash\n\nif [ "$PWD" = "/" ]; then\n    echo "Error: No working directory set. Please set a WORKDIR in your Dockerfile before running this script."\n    exit 1\nfi\n\n' + VERIFIER_PYTEST + ' --rootdir="$TEST_DIR" "$TEST_DIR/test_outputs.py" -rA\n```',
     'The Dockerfile COPYs only the data files it names (never `COPY . ...`: that would ship tests/ and solution.sh to the agent), and sets `WORKDIR /app`.',
     'Tests read their own fixtures relative to the test file (`Path(__file__).with_name("x.txt")`), never from the agent-writable image.',
   ],

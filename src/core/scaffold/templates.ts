@@ -24,9 +24,12 @@ export interface ScaffoldFile {
  * and the reference solution passes them while an untouched environment fails them.
  */
 
-// The verifier runs the image's `pytest` (not `python3 -m pytest`, which would import a `pytest.py`
-// planted in the working directory) and ignores any conftest.py or pytest.ini outside the tests.
-const PYTEST_WHY = '--noconftest and -c /dev/null: a conftest.py or pytest.ini the agent plants cannot steer the run.';
+// The verifier runs the image's interpreter by absolute path in isolated mode (-I: no working directory
+// on sys.path, so no planted `pytest.py`; no user site-packages, usercustomize or .pth; no PYTHON*
+// variables), so nothing the agent puts on PATH or in site-packages runs instead, and it ignores any
+// conftest.py or pytest.ini outside the tests.
+const PYTEST = '/usr/bin/python3 -I -m pytest --noconftest -c /dev/null -p no:cacheprovider';
+const PYTEST_WHY = '/usr/bin/python3 -I, --noconftest and -c /dev/null: no pytest, conftest.py or pytest.ini the agent plants can steer the run.';
 
 const INSTRUCTION = [
   'Write a Python script `/app/wordcount.py` that reads text from standard input and prints the',
@@ -117,7 +120,7 @@ function tb1Files(o: ScaffoldOptions): ScaffoldFile[] {
     'set -u',
     '',
     'tests="${TEST_DIR:-/tests}"',
-    'pytest --noconftest -c /dev/null -p no:cacheprovider --rootdir="$tests" -rA "$tests/test_outputs.py"',
+    `${PYTEST} --rootdir="$tests" -rA "$tests/test_outputs.py"`,
     '',
   ].join('\n');
   return [
@@ -160,7 +163,7 @@ function harborFiles(o: ScaffoldOptions): ScaffoldFile[] {
     `# ${PYTEST_WHY}`,
     'mkdir -p /logs/verifier',
     '',
-    'if pytest --noconftest -c /dev/null -p no:cacheprovider --rootdir=/tests -rA /tests/test_outputs.py; then',
+    `if ${PYTEST} --rootdir=/tests -rA /tests/test_outputs.py; then`,
     '  echo 1 > /logs/verifier/reward.txt',
     'else',
     '  echo 0 > /logs/verifier/reward.txt',
