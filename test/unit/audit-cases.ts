@@ -11,6 +11,8 @@ export interface RuleCase {
   readonly good: Files;
   /** The bad variant's finding carries a fix that, applied, makes it disappear. */
   readonly fix?: boolean;
+  /** Tells apart two cases of one rule in the test's name. */
+  readonly variant?: string;
 }
 
 const H_TEST_SH = (body: string): string => `#!/bin/bash\n\nmkdir -p /logs/verifier\n\n${body}\n`;
@@ -39,6 +41,12 @@ export const CASES: readonly RuleCase[] = [
     rule: 'pipeline-status-masked', base: 'clean-harbor', fix: true,
     bad: { 'tests/test.sh': H_TEST_SH(`pytest --noconftest -rA /tests/test_outputs.py | tee /logs/verifier/pytest.log\n${REWARD_IF}`) },
     good: { 'tests/test.sh': `#!/bin/bash\nset -o pipefail\nmkdir -p /logs/verifier\npytest --noconftest -rA /tests/test_outputs.py | tee /logs/verifier/pytest.log\n${REWARD_IF}\n` },
+  },
+  {
+    // Hardened verifiers run pytest through an absolute, isolated interpreter: still a test command.
+    rule: 'pipeline-status-masked', variant: 'python3 -I -W error -m pytest', base: 'clean-harbor', fix: true,
+    bad: { 'tests/test.sh': H_TEST_SH(`/usr/local/bin/python3 -I -W error -m pytest --noconftest -rA /tests/test_outputs.py | tee /logs/verifier/pytest.log\n${REWARD_IF}`) },
+    good: { 'tests/test.sh': H_TEST_SH(`/usr/local/bin/python3 -I -m pytest --noconftest -rA /tests/test_outputs.py > /logs/verifier/pytest.log\n${REWARD_IF}`) },
   },
   {
     rule: 'unconditional-reward', base: 'clean-harbor',

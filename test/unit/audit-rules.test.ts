@@ -38,7 +38,7 @@ void describe('audit rules: clean fixtures', () => {
 
 void describe('audit rules: each rule fires on its bad fixture and stays quiet on its good one', () => {
   for (const c of CASES) {
-    void it(`${c.rule}`, async () => {
+    void it(`${c.rule}${c.variant ? ` (${c.variant})` : ''}`, async () => {
       const bad = await makeTask(c.base, c.bad);
       const good = await makeTask(c.base, c.good);
       try {

@@ -58,7 +58,10 @@ export function installOf(cmd: ShellCommand): InstallCommand | undefined {
   const [n, a1, a2] = w;
   if (n === undefined) return undefined;
   if (/^pip(3(\.\d+)?)?$/.test(n) && a1 === 'install') return pipPackages(cmd, w, 2);
-  if (/^python(3(\.\d+)?)?$/.test(n) && a1 === '-m' && a2 === 'pip' && w[3] === 'install') return pipPackages(cmd, w, 4);
+  if (/^python(3(\.\d+)?)?$/.test(n) && pythonModule(w) === 'pip') {
+    const k = w.indexOf('pip');
+    if (k > 0 && w[k + 1] === 'install') return pipPackages(cmd, w, k + 2);
+  }
   if (n === 'uv' && a1 === 'pip' && a2 === 'install') return pipPackages(cmd, w, 3);
   if (n === 'uv' && a1 === 'add') return pipPackages(cmd, w, 2);
   if ((n === 'apt-get' || n === 'apt' || n === 'aptitude') && w.includes('install')) {
@@ -140,13 +143,31 @@ export function downloadOf(cmd: ShellCommand): { kind: 'fetch' | 'clone'; url: s
 }
 
 /** Runs pytest (directly, via `python -m pytest`, `uv run`, `uvx`). */
+/** Interpreter options that take a value (`python3 -W error -X dev -m pytest`). */
+const PYTHON_VALUE_OPTIONS = new Set(['-W', '-X', '-Q', '--check-hash-based-pycs']);
+
+/**
+ * The module a `python -m MOD` run names, past interpreter options such as `-I`, `-u`, `-B`, `-W x`
+ * (hardened verifiers call `python3 -I -m pytest`), or `-mMOD` written as one word.
+ */
+export function pythonModule(w: readonly string[]): string | undefined {
+  for (let i = 1; i < w.length; i++) {
+    const x = w[i] ?? '';
+    if (x === '-m') return w[i + 1];
+    if (/^-[A-Za-z]*m\S+$/.test(x) && !x.startsWith('--')) return x.slice(x.indexOf('m') + 1);
+    if (x === '-c' || !x.startsWith('-')) return undefined; // a script or `-c CODE` ends the options
+    if (PYTHON_VALUE_OPTIONS.has(x)) i++;
+  }
+  return undefined;
+}
+
 export function isPytestCommand(cmd: ShellCommand): boolean {
   const w = effectiveWords(cmd);
   // `pytest --version`, `pytest --help`, `--collect-only`: probes that run no test.
   if (w.some((x) => /^(--version|-V|--help|-h|--co|--collect-only|--fixtures|--markers)$/.test(x))) return false;
   const n = w[0] ?? '';
   if (n === 'pytest' || n === 'py.test') return true;
-  if (/^python(3(\.\d+)?)?$/.test(n) && w[1] === '-m' && w[2] === 'pytest') return true;
+  if (/^python(3(\.\d+)?)?$/.test(n) && pythonModule(w) === 'pytest') return true;
   if (n === 'uvx' || n === 'uv') {
     for (let i = 1; i < w.length; i++) {
       const x = w[i] ?? '';

@@ -4,7 +4,7 @@ import type { Range } from '../../model/positions';
 import { effectiveWords, optionsAt, type ShellCommand, type ShellScript } from '../../parse/shell';
 import type { AuditContext } from '../context';
 import type { StaticRule } from '../rule';
-import { downloadOf, installOf, isPytestCommand, isTestCommand, rewardWriteOf } from './commands';
+import { downloadOf, installOf, isPytestCommand, isTestCommand, pythonModule, rewardWriteOf } from './commands';
 import { resolveWord, workingDirAt } from './workingDir';
 
 const HARBOR_REWARD = /^\/logs\/verifier\/reward\.(txt|json)$/;
@@ -392,7 +392,7 @@ export const pytestCollectionHijack: StaticRule = {
         const cwd = workingDirAt(ctx, script, cmd);
         const cwdWritable = cwd !== undefined && ctx.isAgentWritable(cwd);
         // `python -m pytest` puts the current folder first on sys.path: a planted pytest.py there *is* pytest.
-        const viaModule = words.some((w, i) => /^python(3(\.\d+)?)?$/.test(w) && words[i + 1] === '-m' && words[i + 2] === 'pytest');
+        const viaModule = /^python(3(\.\d+)?)?$/.test(words[0] ?? '') && pythonModule(words) === 'pytest';
         if (viaModule && cwdWritable && !safePath(ctx, file, cmd, words)) {
           yield { file, range: cmdRange(ctx, file, cmd), message: `\`python -m pytest\` runs in ${cwd}, which the agent can write: Python imports modules from the current folder first, so a planted ${cwd}/pytest.py replaces pytest and can exit 0 without running a test (--noconftest does not prevent it). Run the \`pytest\` entry point, \`cd /tests\` first, or use \`python -P -m pytest\`.` };
           continue;
