@@ -26,6 +26,7 @@ export async function finishEngines(engines: Engines, io: CliIo): Promise<void> 
   const pool = engines.pool;
   if (!pool) return;
   const swept = await pool.sweepStranded();
+  pool.close();
   for (const s of pool.stats()) {
     io.err(`taskwright: engine ${s.endpoint}: ${s.started} trial(s), ${s.slots} slot(s)${s.drained ? `, drained (${s.drained})` : ''}`);
   }

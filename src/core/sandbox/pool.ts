@@ -1,13 +1,19 @@
-import type { DockerodeRuntime } from './dockerRuntime';
 import {
   InfraError, LABEL_TRIAL, type BuildSpec, type ContainerRuntime, type ContainerSpec, type ContainerState, type ContainerSummary,
   type ExecOutcome, type ExecRequest, type OomWatch,
 } from './runtime';
 import type { FileChange, SnapshotRuntime } from './snapshot';
 
+/** What the pool needs of each engine (the dockerode runtime provides it). */
+export interface MemberRuntime extends ContainerRuntime, SnapshotRuntime {
+  watchOom(containerId: string): Promise<OomWatch>;
+  /** Streams an image from this engine into `target` (same id and labels). */
+  copyImageTo(target: MemberRuntime, ref: string, signal?: AbortSignal): Promise<void>;
+}
+
 /** One engine of a pool and how many trials it runs at once. */
 export interface PoolMember {
-  readonly runtime: DockerodeRuntime;
+  readonly runtime: MemberRuntime;
   readonly slots: number;
 }
 
@@ -23,7 +29,7 @@ export interface EngineStats {
 }
 
 interface Engine {
-  readonly rt: DockerodeRuntime;
+  readonly rt: MemberRuntime;
   readonly slots: number;
   busy: number;
   started: number;
@@ -33,7 +39,12 @@ interface Engine {
   readonly images: Set<string>;
   readonly loading: Map<string, Promise<void>>;
   readonly stranded: Set<string>;
+  /** While drained with containers stranded: pings it now and then, to remove them once it answers. */
+  reprobe?: NodeJS.Timeout;
 }
+
+/** How often a drained engine holding containers is pinged, to remove them as soon as it is back. */
+export const REPROBE_MS = 5_000;
 
 function message(e: unknown): string {
   return e instanceof Error ? e.message : String(e);
@@ -57,7 +68,7 @@ export class EnginePool implements ContainerRuntime, SnapshotRuntime {
   private readonly lost = new Set<string>();
   private waiters: (() => void)[] = [];
 
-  constructor(members: readonly PoolMember[], private readonly onDrain?: (endpoint: string, reason: string) => void) {
+  constructor(members: readonly PoolMember[], private readonly onDrain?: (endpoint: string, reason: string) => void, private readonly reprobeMs = REPROBE_MS) {
     if (!members.length) throw new Error('an engine pool needs at least one engine');
     this.engines = members.map((m) => ({
       rt: m.runtime, slots: Math.max(1, m.slots), busy: 0, started: 0,
@@ -102,14 +113,38 @@ export class EnginePool implements ContainerRuntime, SnapshotRuntime {
   private drain(e: Engine, reason: string): void {
     if (e.drained) return;
     e.drained = reason;
-    for (const [id, eng] of this.where) {
-      if (eng !== e) continue;
+    // Only this pool's own trial containers (a reaper's listing also maps other runs' containers).
+    for (const [id, trial] of this.holding) {
+      if (this.where.get(id) !== e) continue;
       e.stranded.add(id);
-      const trial = this.holding.get(id);
       if (trial) this.lost.add(trial);
     }
     this.onDrain?.(e.rt.endpoint, reason);
     this.wake();
+    // A drained engine is not used again in this run (it may flap); but the containers it kept
+    // (a killed daemon's containers go on running until it restarts) are removed once it answers.
+    if (e.stranded.size) {
+      e.reprobe = setInterval(() => { void this.sweep(e); }, this.reprobeMs);
+      e.reprobe.unref();
+    }
+  }
+
+  private async sweep(e: Engine): Promise<number> {
+    if (!e.stranded.size || !(await e.rt.ping().then(() => true, () => false))) return 0;
+    let removed = 0;
+    for (const id of [...e.stranded]) {
+      if (!(await e.rt.remove(id).then(() => true, () => false))) continue;
+      e.stranded.delete(id);
+      this.where.delete(id);
+      removed++;
+    }
+    if (!e.stranded.size) { clearInterval(e.reprobe); e.reprobe = undefined; }
+    return removed;
+  }
+
+  /** Stops the background pings of drained engines (the stranded containers are left to the next run's reaper). */
+  close(): void {
+    for (const e of this.engines) { clearInterval(e.reprobe); e.reprobe = undefined; }
   }
 
   /** After a failed call: drained when the engine does not answer a ping either (one check at a time). */
@@ -261,7 +296,7 @@ export class EnginePool implements ContainerRuntime, SnapshotRuntime {
       this.where.delete(containerId);
       e.stranded.delete(containerId);
     } catch (err) {
-      e.stranded.add(containerId);
+      if (held) e.stranded.add(containerId);
       throw err;
     } finally {
       if (held) this.release(e);
@@ -275,19 +310,8 @@ export class EnginePool implements ContainerRuntime, SnapshotRuntime {
    */
   async sweepStranded(): Promise<{ removed: number; left: number }> {
     let removed = 0;
-    let left = 0;
-    for (const e of this.engines) {
-      if (!e.stranded.size) continue;
-      const up = await e.rt.ping().then(() => true, () => false);
-      for (const id of [...e.stranded]) {
-        if (up && (await e.rt.remove(id).then(() => true, () => false))) {
-          e.stranded.delete(id);
-          this.where.delete(id);
-          removed++;
-        } else left++;
-      }
-    }
-    return { removed, left };
+    for (const e of this.engines) removed += await this.sweep(e);
+    return { removed, left: this.engines.reduce((n, e) => n + e.stranded.size, 0) };
   }
 
   async listByLabel(label: string): Promise<ContainerSummary[]> {

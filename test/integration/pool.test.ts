@@ -1,0 +1,171 @@
+import assert from 'node:assert/strict';
+import { execFileSync, spawn } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { OracleAgent } from '../../src/core/agents/oracle';
+import { loadTask } from '../../src/core/loader/index';
+import { newRunId, readRun, RunStore } from '../../src/core/results/store';
+import type { TrialRecord } from '../../src/core/results/trial';
+import { connectEngines, runtimeFor } from '../../src/core/sandbox/connect';
+import type { DockerodeRuntime } from '../../src/core/sandbox/dockerRuntime';
+import { ImageCache } from '../../src/core/sandbox/image';
+import { parseEngineAddress } from '../../src/core/sandbox/engines';
+import { EnginePool } from '../../src/core/sandbox/pool';
+import { reapOrphans } from '../../src/core/sandbox/reaper';
+import { TrialRunner, type TrialJob } from '../../src/core/sandbox/runner';
+import { LABEL, LABEL_RUN } from '../../src/core/sandbox/runtime';
+import { harborTask } from '../support/taskFolders';
+
+/**
+ * A pool of two real engines: the shared one (DOCKER_HOST or the local socket) and a second daemon
+ * of this test's own (its own socket, data root, exec root and pid file under /run, started by
+ * `scripts/docker-engine.sh --second --copy-images`), which the second case kills with SIGKILL.
+ */
+const root = path.resolve(__dirname, '../../..');
+const cli = path.join(root, 'bin/taskwright.js');
+const STATE = process.env.TASKWRIGHT_POOL_DOCKERD_DIR ?? '/run/tw-pool';
+const first = process.env.DOCKER_HOST ?? 'unix:///var/run/docker.sock';
+const second = `unix://${STATE}/docker.sock`;
+let work: string;
+let e1: DockerodeRuntime;
+let e2: DockerodeRuntime;
+
+function startSecond(): void {
+  const out = execFileSync('bash', [path.join(root, 'scripts/docker-engine.sh'), '--second', '--copy-images'], {
+    env: { ...process.env, TASKWRIGHT_DOCKERD2_DIR: STATE, DOCKER_HOST: first }, encoding: 'utf8', timeout: 180_000,
+  });
+  assert.match(out, new RegExp(`DOCKER_HOST=${second}`));
+}
+
+function secondPid(): number {
+  return Number(fs.readFileSync(path.join(STATE, 'dockerd.pid'), 'utf8').trim());
+}
+
+/** Tasks whose oracle takes `sleepSec`, so trials are in flight when the engine dies. */
+function tasks(prefix: string, n: number, sleepSec: number): string[] {
+  return Array.from({ length: n }, (_, i) => harborTask(path.join(work, prefix, `${prefix}-${i + 1}`), {
+    'environment/Dockerfile': `FROM debian:bookworm-slim\nWORKDIR /app\nRUN echo ${prefix}-${i + 1} > /etc/task-name\n`,
+    'solution/solve.sh': `#!/bin/bash\nsleep ${sleepSec}\necho hello > /app/greeting.txt\n`,
+  }));
+}
+
+function imageId(host: string, ref: string): string {
+  return execFileSync('docker', ['-H', host, 'image', 'inspect', '--format', '{{.Id}}', ref], { encoding: 'utf8' }).trim();
+}
+
+async function ofRun(rt: DockerodeRuntime, runId: string): Promise<number> {
+  return (await rt.listByLabel(`${LABEL_RUN}=${runId}`)).length;
+}
+
+/** Each attempt's tries in order: earlier tries are infra errors, the last is a verdict or an infra record. */
+function byAttempt(records: readonly TrialRecord[]): Map<string, TrialRecord[]> {
+  const m = new Map<string, TrialRecord[]>();
+  for (const r of records) {
+    const k = `${r.taskId}#${r.attempt}`;
+    m.set(k, [...(m.get(k) ?? []), r]);
+  }
+  for (const list of m.values()) list.sort((a, b) => (a.try ?? 1) - (b.try ?? 1));
+  return m;
+}
+
+function assertEachAttemptOnce(records: readonly TrialRecord[], expected: readonly string[]): void {
+  const m = byAttempt(records);
+  assert.deepEqual([...m.keys()].sort(), [...expected].sort(), 'an attempt was lost or one appeared twice');
+  for (const [k, list] of m) {
+    const verdicts = list.filter((r) => r.outcome !== 'infra-error');
+    assert.ok(verdicts.length <= 1, `${k} has ${verdicts.length} verdicts: ${JSON.stringify(list)}`);
+    // Only the last try may be a verdict; a verdict is never followed by another try.
+    list.slice(0, -1).forEach((r) => assert.equal(r.outcome, 'infra-error', `${k}: ${JSON.stringify(list)}`));
+    assert.deepEqual(list.map((r) => r.try ?? 1), list.map((_, i) => i + 1), `${k}: tries not 1..n`);
+  }
+}
+
+before(() => {
+  work = fs.mkdtempSync(path.join(os.tmpdir(), 'tw-pool-'));
+  startSecond();
+  e1 = runtimeFor(parseEngineAddress(first));
+  e2 = runtimeFor(parseEngineAddress(second));
+});
+
+after(() => {
+  // The second daemon is left running for the next test (it was killed in the second case).
+  startSecond();
+  fs.rmSync(work, { recursive: true, force: true });
+});
+
+void describe('a pool of two Docker engines (integration)', () => {
+  void it('spreads one run over both engines, copies each image once per engine, and leaves nothing behind', { timeout: 300_000 }, async () => {
+    const dirs = tasks('spread', 2, 1);
+    const { runtime, pool, concurrency } = connectEngines([`${first}?slots=2`, `${second}?slots=2`], 1);
+    assert.ok(pool instanceof EnginePool);
+    assert.equal(concurrency, 4);
+    const store = RunStore.create(path.join(work, 'runs'), { id: newRunId('spread'), kind: 'run', tasks: dirs, concurrency, retries: 1, startedAt: new Date().toISOString(), pid: process.pid });
+    const runner = new TrialRunner({ runtime }, store);
+    await runner.prepare();
+    const jobs: TrialJob[] = [];
+    for (let a = 1; a <= 4; a++) for (const d of dirs) jobs.push({ task: await loadTask(d), taskPath: d, agent: new OracleAgent(), attempt: a });
+    const started = Date.now();
+    const results = await runner.runAll(jobs, { concurrency, retries: 1, retryBaseMs: 100 });
+    const wallSec = (Date.now() - started) / 1000;
+    store.finish({});
+    const records = results.flat().map((r) => r.record);
+    assert.deepEqual(records.map((r) => r.outcome), jobs.map(() => 'passed'), JSON.stringify(records.map((r) => [r.trial, r.outcome, r.infra])));
+    const stats = pool.stats();
+    assert.ok(stats.every((s) => s.started > 0 && !s.drained), JSON.stringify(stats));
+    assert.equal(stats.reduce((n, s) => n + s.started, 0), jobs.length);
+    // The same image (by id) on both engines: built on one, copied to the other.
+    for (const d of dirs) {
+      const { ref } = await new ImageCache(e1).ensure(await loadTask(d));
+      const [i1, i2] = [first, second].map((h) => imageId(h, ref));
+      assert.ok(i1 && i1 === i2, `${ref}: ${i1} vs ${i2}`);
+    }
+    assert.equal(await ofRun(e1, store.id), 0, 'containers left on the first engine');
+    assert.equal(await ofRun(e2, store.id), 0, 'containers left on the second engine');
+    fs.writeFileSync(path.join(work, 'spread.json'), JSON.stringify({ wallSec, stats }));
+  });
+
+  void it('kills one engine mid-run: every attempt ends once, with a verdict or an infra record, and nothing is left', { timeout: 420_000 }, async () => {
+    const dirs = tasks('kill', 3, 4);
+    const results = path.join(work, 'kill-runs');
+    const child = spawn(process.execPath, [cli, 'run', ...dirs, '--agent', 'oracle', '--attempts', '3', '--concurrency', '2', '--retries', '1',
+      '--engine', first, '--engine', second, '--results', results, '--json'], { cwd: work, env: { ...process.env, DOCKER_HOST: '' }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (c: Buffer) => { stdout += c.toString(); });
+    child.stderr.on('data', (c: Buffer) => { stderr += c.toString(); });
+    const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+    // Wait until the second engine runs two of this run's trials, then kill its daemon outright.
+    const deadline = Date.now() + 180_000;
+    let running = 0;
+    while (Date.now() < deadline) {
+      running = (await e2.listByLabel(LABEL).catch(() => [])).filter((c) => c.state === 'running').length;
+      if (running >= 2) break;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    assert.ok(running >= 2, `the second engine never ran two trials at once\n${stderr}`);
+    process.kill(secondPid(), 'SIGKILL');
+    const code = await exited;
+    assert.ok(code === 0 || code === 1, `exit ${code}\n${stderr}`);
+    assert.match(stderr, new RegExp(`engine ${second.replace(/[/.]/g, '\\$&')} stopped answering and was drained`), stderr);
+    const runDir = path.join(results, fs.readdirSync(results)[0]!);
+    const { trials, skipped } = readRun(runDir);
+    assert.equal(skipped, 0);
+    const expected = dirs.flatMap((d) => [1, 2, 3].map((a) => `${path.basename(d)}#${a}`));
+    assertEachAttemptOnce(trials, expected);
+    const lost = trials.filter((t) => t.outcome === 'infra-error');
+    assert.ok(lost.length >= 2, `the killed engine's trials were not recorded as infra errors: ${JSON.stringify(trials.map((t) => [t.trial, t.outcome]))}`);
+    // Redone on the engine left, each lost attempt reached its verdict (the redo is not charged to --retries).
+    for (const list of byAttempt(trials).values()) assert.equal(list[list.length - 1]!.outcome, 'passed', JSON.stringify(list));
+    assert.equal(JSON.parse(stdout).trials.length, trials.length);
+    const runId = path.basename(runDir);
+    assert.equal(await ofRun(e1, runId), 0, 'containers left on the surviving engine');
+
+    // The killed engine restarted: the containers it kept are the next run's reaper's (their owner is gone).
+    startSecond();
+    await reapOrphans(e2);
+    assert.equal(await ofRun(e2, runId), 0, 'containers left on the restarted engine');
+    assert.equal(await ofRun(e1, runId), 0);
+  });
+});
