@@ -123,10 +123,13 @@ export class EnginePool implements ContainerRuntime, SnapshotRuntime {
     this.wake();
     // A drained engine is not used again in this run (it may flap); but the containers it kept
     // (a killed daemon's containers go on running until it restarts) are removed once it answers.
-    if (e.stranded.size) {
-      e.reprobe = setInterval(() => { void this.sweep(e); }, this.reprobeMs);
-      e.reprobe.unref();
-    }
+    this.watchStranded(e);
+  }
+
+  private watchStranded(e: Engine): void {
+    if (!e.drained || !e.stranded.size || e.reprobe) return;
+    e.reprobe = setInterval(() => { void this.sweep(e); }, this.reprobeMs);
+    e.reprobe.unref();
   }
 
   private async sweep(e: Engine): Promise<number> {
@@ -297,6 +300,7 @@ export class EnginePool implements ContainerRuntime, SnapshotRuntime {
       e.stranded.delete(containerId);
     } catch (err) {
       if (held) e.stranded.add(containerId);
+      this.watchStranded(e);
       throw err;
     } finally {
       if (held) this.release(e);
