@@ -95,6 +95,51 @@ after(() => {
   fs.rmSync(work, { recursive: true, force: true });
 });
 
+/**
+ * `taskwright run` over both engines (3 tasks × 3 attempts, each oracle 4 s), returned once the
+ * second engine runs two of its trials; `finished()` waits for the exit and checks the ledger.
+ */
+async function pooledRun(name: string, env: NodeJS.ProcessEnv): Promise<{ output(): string; finished(): Promise<{ runId: string }> }> {
+  const dirs = tasks(name, 3, 4);
+  const results = path.join(work, `${name}-runs`);
+  const child = spawn(process.execPath, [cli, 'run', ...dirs, '--agent', 'oracle', '--attempts', '3', '--concurrency', '2', '--retries', '1',
+    '--engine', first, '--engine', second, '--results', results, '--json'], { cwd: work, env: { ...process.env, DOCKER_HOST: '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (c: Buffer) => { stdout += c.toString(); });
+  child.stderr.on('data', (c: Buffer) => { stderr += c.toString(); });
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  const deadline = Date.now() + 180_000;
+  let running = 0;
+  while (Date.now() < deadline) {
+    running = (await e2.listByLabel(LABEL).catch(() => [])).filter((c) => c.state === 'running').length;
+    if (running >= 2) break;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  assert.ok(running >= 2, `the second engine never ran two trials at once\n${stderr}`);
+  return {
+    output: () => stderr,
+    finished: async () => {
+      const code = await exited;
+      // Exit 1: the lost tries are infra errors in the ledger (counted apart, never as attempts).
+      assert.ok(code === 0 || code === 1, `exit ${code}\n${stderr}`);
+      assert.match(stderr, new RegExp(`engine ${second.replace(/[/.]/g, '\\$&')} stopped answering and was drained`), stderr);
+      const runDir = path.join(results, fs.readdirSync(results)[0]!);
+      const { trials, skipped } = readRun(runDir);
+      assert.equal(skipped, 0);
+      assertEachAttemptOnce(trials, dirs.flatMap((d) => [1, 2, 3].map((a) => `${path.basename(d)}#${a}`)));
+      const lost = trials.filter((t) => t.outcome === 'infra-error');
+      assert.ok(lost.length >= 2, `the lost engine's trials were not recorded as infra errors: ${JSON.stringify(trials.map((t) => [t.trial, t.outcome]))}`);
+      // Redone on the engine left, each lost attempt reached its verdict (the redo is not charged to --retries).
+      for (const list of byAttempt(trials).values()) assert.equal(list[list.length - 1]!.outcome, 'passed', JSON.stringify(list));
+      assert.equal((JSON.parse(stdout) as { trials: unknown[] }).trials.length, trials.length);
+      const runId = path.basename(runDir);
+      assert.equal(await ofRun(e1, runId), 0, 'containers left on the surviving engine');
+      return { runId };
+    },
+  };
+}
+
 void describe('a pool of two Docker engines (integration)', () => {
   void it('spreads one run over both engines, copies each image once per engine, and leaves nothing behind', { timeout: 300_000 }, async () => {
     const dirs = tasks('spread', 2, 1);
@@ -127,45 +172,29 @@ void describe('a pool of two Docker engines (integration)', () => {
   });
 
   void it('kills one engine mid-run: every attempt ends once, with a verdict or an infra record, and nothing is left', { timeout: 420_000 }, async () => {
-    const dirs = tasks('kill', 3, 4);
-    const results = path.join(work, 'kill-runs');
-    const child = spawn(process.execPath, [cli, 'run', ...dirs, '--agent', 'oracle', '--attempts', '3', '--concurrency', '2', '--retries', '1',
-      '--engine', first, '--engine', second, '--results', results, '--json'], { cwd: work, env: { ...process.env, DOCKER_HOST: '' }, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (c: Buffer) => { stdout += c.toString(); });
-    child.stderr.on('data', (c: Buffer) => { stderr += c.toString(); });
-    const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-    // Wait until the second engine runs two of this run's trials, then kill its daemon outright.
-    const deadline = Date.now() + 180_000;
-    let running = 0;
-    while (Date.now() < deadline) {
-      running = (await e2.listByLabel(LABEL).catch(() => [])).filter((c) => c.state === 'running').length;
-      if (running >= 2) break;
-      await new Promise((r) => setTimeout(r, 100));
-    }
-    assert.ok(running >= 2, `the second engine never ran two trials at once\n${stderr}`);
+    const run = await pooledRun('kill', {});
     process.kill(secondPid(), 'SIGKILL');
-    const code = await exited;
-    assert.ok(code === 0 || code === 1, `exit ${code}\n${stderr}`);
-    assert.match(stderr, new RegExp(`engine ${second.replace(/[/.]/g, '\\$&')} stopped answering and was drained`), stderr);
-    const runDir = path.join(results, fs.readdirSync(results)[0]!);
-    const { trials, skipped } = readRun(runDir);
-    assert.equal(skipped, 0);
-    const expected = dirs.flatMap((d) => [1, 2, 3].map((a) => `${path.basename(d)}#${a}`));
-    assertEachAttemptOnce(trials, expected);
-    const lost = trials.filter((t) => t.outcome === 'infra-error');
-    assert.ok(lost.length >= 2, `the killed engine's trials were not recorded as infra errors: ${JSON.stringify(trials.map((t) => [t.trial, t.outcome]))}`);
-    // Redone on the engine left, each lost attempt reached its verdict (the redo is not charged to --retries).
-    for (const list of byAttempt(trials).values()) assert.equal(list[list.length - 1]!.outcome, 'passed', JSON.stringify(list));
-    assert.equal(JSON.parse(stdout).trials.length, trials.length);
-    const runId = path.basename(runDir);
-    assert.equal(await ofRun(e1, runId), 0, 'containers left on the surviving engine');
+    const { runId } = await run.finished();
 
     // The killed engine restarted: the containers it kept are the next run's reaper's (their owner is gone).
     startSecond();
     await reapOrphans(e2);
     assert.equal(await ofRun(e2, runId), 0, 'containers left on the restarted engine');
     assert.equal(await ofRun(e1, runId), 0);
+  });
+
+  void it('drains a frozen engine and removes the containers it kept once it answers again', { timeout: 420_000 }, async () => {
+    const pid = secondPid();
+    const run = await pooledRun('freeze', { TASKWRIGHT_ENGINE_TIMEOUT_SEC: '5' });
+    process.kill(pid, 'SIGSTOP');
+    try {
+      const deadline = Date.now() + 120_000;
+      while (!/was drained/.test(run.output()) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 200));
+    } finally {
+      process.kill(pid, 'SIGCONT');
+    }
+    const { runId } = await run.finished();
+    // The engine answered again before the run ended: what it kept is gone with the run, not left to a reaper.
+    assert.equal(await ofRun(e2, runId), 0, 'containers left on the engine that was frozen');
   });
 });
