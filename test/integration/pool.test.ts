@@ -1,9 +1,11 @@
 import assert from 'node:assert/strict';
 import { execFileSync, spawn } from 'node:child_process';
 import fs from 'node:fs';
+import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import tls from 'node:tls';
 import { OracleAgent } from '../../src/core/agents/oracle';
 import { loadTask } from '../../src/core/loader/index';
 import { newRunId, readRun, RunStore } from '../../src/core/results/store';
@@ -49,6 +51,20 @@ function tasks(prefix: string, n: number, sleepSec: number): string[] {
     'environment/Dockerfile': `FROM debian:bookworm-slim\nWORKDIR /app\nRUN echo ${prefix}-${i + 1} > /etc/task-name\n`,
     'solution/solve.sh': `#!/bin/bash\nsleep ${sleepSec}\necho hello > /app/greeting.txt\n`,
   }));
+}
+
+/** A CA, a server certificate for localhost and a client certificate, as `dockerd --tlsverify` setups use. */
+function makeCerts(dir: string): string {
+  fs.mkdirSync(dir, { recursive: true });
+  const ssl = (...args: string[]): void => { execFileSync('openssl', args, { cwd: dir, stdio: 'ignore' }); };
+  ssl('req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', 'ca-key.pem', '-out', 'ca.pem', '-days', '1', '-subj', '/CN=taskwright-test-ca');
+  fs.writeFileSync(path.join(dir, 'server.cnf'), 'subjectAltName=DNS:localhost,IP:127.0.0.1\nextendedKeyUsage=serverAuth\n');
+  fs.writeFileSync(path.join(dir, 'client.cnf'), 'extendedKeyUsage=clientAuth\n');
+  ssl('req', '-newkey', 'rsa:2048', '-nodes', '-keyout', 'server-key.pem', '-out', 'server.csr', '-subj', '/CN=localhost');
+  ssl('x509', '-req', '-in', 'server.csr', '-CA', 'ca.pem', '-CAkey', 'ca-key.pem', '-CAcreateserial', '-out', 'server-cert.pem', '-days', '1', '-extfile', 'server.cnf');
+  ssl('req', '-newkey', 'rsa:2048', '-nodes', '-keyout', 'key.pem', '-out', 'client.csr', '-subj', '/CN=taskwright-client');
+  ssl('x509', '-req', '-in', 'client.csr', '-CA', 'ca.pem', '-CAkey', 'ca-key.pem', '-CAcreateserial', '-out', 'cert.pem', '-days', '1', '-extfile', 'client.cnf');
+  return dir;
 }
 
 function imageId(host: string, ref: string): string {
@@ -169,6 +185,44 @@ void describe('a pool of two Docker engines (integration)', () => {
     assert.equal(await ofRun(e1, store.id), 0, 'containers left on the first engine');
     assert.equal(await ofRun(e2, store.id), 0, 'containers left on the second engine');
     fs.writeFileSync(path.join(work, 'spread.json'), JSON.stringify({ wallSec, stats }));
+  });
+
+  void it('reaches an engine over tcp:// with TLS (DOCKER_TLS_VERIFY, DOCKER_CERT_PATH), exec streams included', { timeout: 300_000 }, async () => {
+    // A TLS front of the second daemon (client certificates required), as a remote `dockerd --tlsverify` would be.
+    const certs = makeCerts(path.join(work, 'certs'));
+    const front = tls.createServer({
+      key: fs.readFileSync(path.join(certs, 'server-key.pem')), cert: fs.readFileSync(path.join(certs, 'server-cert.pem')),
+      ca: fs.readFileSync(path.join(certs, 'ca.pem')), requestCert: true, rejectUnauthorized: true,
+    }, (client) => {
+      const up = net.connect(path.join(STATE, 'docker.sock'));
+      client.pipe(up).pipe(client);
+      const end = (): void => { client.destroy(); up.destroy(); };
+      client.on('error', end);
+      up.on('error', end);
+    });
+    await new Promise<void>((resolve) => front.listen(0, '127.0.0.1', resolve));
+    try {
+      const port = (front.address() as net.AddressInfo).port;
+      const env = { DOCKER_TLS_VERIFY: '1', DOCKER_CERT_PATH: certs };
+      const { runtime, pool, concurrency } = connectEngines([`${first}?slots=1`, `tcp://localhost:${port}?slots=2`], 1, env);
+      assert.ok(pool);
+      assert.deepEqual(pool.stats().map((x) => x.endpoint), [first, `tcp://localhost:${port}`]);
+      const dirs = tasks('tls', 1, 1);
+      const store = RunStore.create(path.join(work, 'runs'), { id: newRunId('tls'), kind: 'run', tasks: dirs, concurrency, retries: 0, startedAt: new Date().toISOString(), pid: process.pid });
+      const runner = new TrialRunner({ runtime }, store);
+      await runner.prepare();
+      const jobs: TrialJob[] = [];
+      for (let a = 1; a <= 4; a++) jobs.push({ task: await loadTask(dirs[0]!), taskPath: dirs[0]!, agent: new OracleAgent(), attempt: a });
+      const results = await runner.runAll(jobs, { concurrency, retries: 0 });
+      store.finish({});
+      assert.deepEqual(results.flat().map((r) => r.record.outcome), ['passed', 'passed', 'passed', 'passed'], JSON.stringify(results.flat().map((r) => r.record.infra)));
+      assert.ok(pool.stats()[1]!.started >= 2, JSON.stringify(pool.stats()));
+      assert.equal(await ofRun(e2, store.id), 0);
+      // Without the client certificate the TLS front refuses: the address needs them, and says which file is missing.
+      assert.throws(() => connectEngines([`tcp://localhost:${port}`], 1, { DOCKER_TLS_VERIFY: '1', DOCKER_CERT_PATH: path.join(work, 'none') }), /ca\.pem/);
+    } finally {
+      front.close();
+    }
   });
 
   void it('kills one engine mid-run: every attempt ends once, with a verdict or an infra record, and nothing is left', { timeout: 420_000 }, async () => {
