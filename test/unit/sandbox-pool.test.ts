@@ -4,6 +4,10 @@ import os from 'node:os';
 import path from 'node:path';
 import { Readable } from 'node:stream';
 import { describe, it } from 'node:test';
+import { parseCommandArgs, UsageError, type CliIo } from '../../src/cli/command';
+import { runCommand } from '../../src/cli/commands/run';
+import { validateCommand } from '../../src/cli/commands/validate';
+import { enginesOf } from '../../src/cli/engines';
 import { NopAgent } from '../../src/core/agents/nop';
 import { loadTask } from '../../src/core/loader/index';
 import { newRunId, readRun, RunStore } from '../../src/core/results/store';
@@ -108,6 +112,27 @@ void describe('engine addresses', () => {
       assert.throws(() => parseEngineAddress(bad, {}), EngineAddressError, bad);
     }
     assert.throws(() => parseEngineAddresses(['unix:///a.sock', 'unix:///a.sock?slots=2'], {}), /given twice/);
+  });
+});
+
+void describe('--engine on the command line', () => {
+  const io: CliIo = { out: () => undefined, err: () => undefined, cwd: process.cwd(), env: {}, signal: new AbortController().signal };
+  void it('is repeatable on run and validate: several make a pool whose concurrency is the sum of its slots', () => {
+    for (const cmd of [runCommand, validateCommand]) {
+      const args = parseCommandArgs(cmd, ['t', '--engine', 'unix:///a.sock', '--engine', 'unix:///b.sock?slots=3']);
+      const e = enginesOf(args, io, 2);
+      assert.ok(e.pool, cmd.name);
+      assert.equal(e.concurrency, 5);
+      assert.deepEqual(e.pool.stats().map((x) => [x.endpoint, x.slots]), [['unix:///a.sock', 2], ['unix:///b.sock', 3]]);
+      e.pool.close();
+    }
+    const one = enginesOf(parseCommandArgs(runCommand, ['t', '--engine', 'unix:///a.sock']), io, 2);
+    assert.equal(one.pool, undefined);
+    assert.equal(one.runtime.endpoint, 'unix:///a.sock');
+  });
+
+  void it('a bad address is a usage error (exit 2), naming the option', () => {
+    assert.throws(() => enginesOf(parseCommandArgs(runCommand, ['t', '--engine', 'ftp://x']), io, 2), (e: unknown) => e instanceof UsageError && /^--engine: /.test(e.message));
   });
 });
 
