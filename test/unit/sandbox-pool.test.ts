@@ -224,6 +224,24 @@ void describe('engine pool (engine doubles)', () => {
     pool.close();
   });
 
+  void it('a snapshot lost with its engine is no retry (an image id cannot be rebuilt); a lost tag is', async () => {
+    const a = new FakeEngine('a');
+    const b = new FakeEngine('b');
+    a.images.add('img:1');
+    const pool = new EnginePool([{ runtime: a, slots: 1 }, { runtime: b, slots: 1 }], undefined, 60_000);
+    const held = await pool.start(spec('t0'));
+    const snap = await pool.commit(held, {});
+    a.alive = false;
+    await pool.ping();
+    const lost = (e: unknown): InfraError => { assert.ok(e instanceof InfraError, String(e)); return e; };
+    const s1 = lost(await pool.start(spec('t1', snap)).catch((e: unknown) => e));
+    assert.deepEqual([s1.kind, s1.retryable], ['image-missing', false]);
+    assert.match(s1.message, /snapshot/);
+    const s2 = lost(await pool.start(spec('t2', 'img:1')).catch((e: unknown) => e));
+    assert.deepEqual([s2.kind, s2.retryable], ['image-missing', true]);
+    pool.close();
+  });
+
   void it('redoes a trial lost with its engine on the engine left, without spending a retry', async () => {
     const a = new FakeEngine('a');
     const b = new FakeEngine('b');

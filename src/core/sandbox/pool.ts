@@ -183,8 +183,11 @@ export class EnginePool implements ContainerRuntime, SnapshotRuntime {
     for (const f of w) f();
   }
 
-  /** A slot on the live engine with the most free slots (fewest trials started on a tie). */
-  private acquire(signal?: AbortSignal): Promise<Engine> {
+  /**
+   * A slot on the live engine with the most free slots; on a tie, one that already has the image
+   * (no copy to wait for), then the one that started fewer trials.
+   */
+  private acquire(image: string, signal?: AbortSignal): Promise<Engine> {
     return new Promise<Engine>((resolve, reject) => {
       let settled = false;
       const onAbort = (): void => { this.waiters = this.waiters.filter((f) => f !== attempt); attempt(); };
@@ -194,7 +197,8 @@ export class EnginePool implements ContainerRuntime, SnapshotRuntime {
         if (signal?.aborted) { settle(() => reject(new InfraError('other', 'cancelled while waiting for an engine slot', false))); return; }
         const live = this.live();
         if (!live.length) { settle(() => reject(this.noEngine())); return; }
-        const free = live.filter((e) => e.busy < e.slots).sort((a, b) => (b.slots - b.busy) - (a.slots - a.busy) || a.started - b.started);
+        const has = (e: Engine): number => Number(e.images.has(image));
+        const free = live.filter((e) => e.busy < e.slots).sort((a, b) => (b.slots - b.busy) - (a.slots - a.busy) || has(b) - has(a) || a.started - b.started);
         const e = free[0];
         if (e) { e.busy++; settle(() => resolve(e)); return; }
         this.waiters.push(attempt);
@@ -262,14 +266,16 @@ export class EnginePool implements ContainerRuntime, SnapshotRuntime {
         if (target.drained) throw err;
       }
     }
-    // Retryable: the next try's image cache finds it nowhere and builds it again on an engine that answers.
-    throw new InfraError('image-missing', `image ${ref} is on no other engine of the pool that answers${lastError ? ` (${message(lastError)})` : ''}`);
+    // A tag is retryable: the next try's image cache finds it nowhere and builds it again on an engine
+    // that answers. A bare image id (validate's snapshot of a solved state) cannot be rebuilt.
+    const rebuildable = !ref.startsWith('sha256:');
+    throw new InfraError('image-missing', `image ${ref.slice(0, 19)} is on no other engine of the pool that answers${rebuildable ? '' : ' (a snapshot, lost with the engine that held it)'}${lastError ? ` (${message(lastError)})` : ''}`, rebuildable);
   }
 
   async start(spec: ContainerSpec, signal?: AbortSignal): Promise<string> {
     // An engine that dies before the container exists costs the trial nothing: it starts elsewhere.
     for (let left = this.engines.length; ; left--) {
-      const e = await this.acquire(signal);
+      const e = await this.acquire(spec.image, signal);
       try {
         await this.ensureImage(e, spec.image, signal);
         const id = await this.on(e, () => e.rt.start(spec, signal));
