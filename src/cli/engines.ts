@@ -31,5 +31,5 @@ export async function finishEngines(engines: Engines, io: CliIo): Promise<void> 
     io.err(`taskwright: engine ${s.endpoint}: ${s.started} trial(s), ${s.slots} slot(s)${s.drained ? `, drained (${s.drained})` : ''}`);
   }
   if (swept.removed) io.err(`taskwright: removed ${swept.removed} container(s) left on an engine that answers again`);
-  if (swept.left) io.err(`taskwright: ${swept.left} container(s) may remain on a drained engine; the next run's reaper removes them once it answers`);
+  if (swept.left || swept.imagesLeft) io.err(`taskwright: ${swept.left} container(s) and ${swept.imagesLeft} snapshot image(s) may remain on a drained engine; the next run's reaper removes the containers once it answers`);
 }

@@ -177,6 +177,7 @@ void describe('engine pool (engine doubles)', () => {
     const onA = await pool.start(spec('ta'));
     const onB = await pool.start(spec('tb'));
     assert.ok(onB.startsWith('b-'));
+    const snap = await pool.commit(onB, {});
     b.alive = false;
     await assert.rejects(pool.exec(onB, { cmd: ['true'] }), (e: unknown) => e instanceof InfraError && e.kind === 'engine-unreachable');
     assert.deepEqual(drained, ['b']);
@@ -187,10 +188,13 @@ void describe('engine pool (engine doubles)', () => {
     await pool.remove(onA);
     const next = await pool.start(spec('tc'));
     assert.ok(next.startsWith('a-'), next);
-    assert.deepEqual(await pool.sweepStranded(), { removed: 0, left: 1 });
+    // The run's end removes its snapshot: from b too, once b answers.
+    await pool.removeImage(snap);
+    assert.deepEqual(await pool.sweepStranded(), { removed: 0, left: 1, imagesLeft: 1 });
     b.alive = true;
-    assert.deepEqual(await pool.sweepStranded(), { removed: 1, left: 0 });
+    assert.deepEqual(await pool.sweepStranded(), { removed: 1, left: 0, imagesLeft: 0 });
     assert.equal(b.containers.size, 0);
+    assert.ok(!b.images.has(snap));
     pool.close();
   });
 

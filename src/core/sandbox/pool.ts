@@ -39,6 +39,8 @@ interface Engine {
   readonly images: Set<string>;
   readonly loading: Map<string, Promise<void>>;
   readonly stranded: Set<string>;
+  /** Images to remove from it once it answers again (validate's snapshots, removed while it was drained). */
+  readonly strandedImages: Set<string>;
   /** While drained with containers stranded: pings it now and then, to remove them once it answers. */
   reprobe?: NodeJS.Timeout;
 }
@@ -72,7 +74,7 @@ export class EnginePool implements ContainerRuntime, SnapshotRuntime {
     if (!members.length) throw new Error('an engine pool needs at least one engine');
     this.engines = members.map((m) => ({
       rt: m.runtime, slots: Math.max(1, m.slots), busy: 0, started: 0,
-      images: new Set<string>(), loading: new Map<string, Promise<void>>(), stranded: new Set<string>(),
+      images: new Set<string>(), loading: new Map<string, Promise<void>>(), stranded: new Set<string>(), strandedImages: new Set<string>(),
     }));
     this.endpoint = `pool of ${members.length}: ${members.map((m) => m.runtime.endpoint).join(', ')}`;
   }
@@ -127,13 +129,13 @@ export class EnginePool implements ContainerRuntime, SnapshotRuntime {
   }
 
   private watchStranded(e: Engine): void {
-    if (!e.drained || !e.stranded.size || e.reprobe) return;
+    if (!e.drained || !(e.stranded.size || e.strandedImages.size) || e.reprobe) return;
     e.reprobe = setInterval(() => { void this.sweep(e); }, this.reprobeMs);
     e.reprobe.unref();
   }
 
   private async sweep(e: Engine): Promise<number> {
-    if (!e.stranded.size || !(await e.rt.ping().then(() => true, () => false))) return 0;
+    if (!(e.stranded.size || e.strandedImages.size) || !(await e.rt.ping().then(() => true, () => false))) return 0;
     let removed = 0;
     for (const id of [...e.stranded]) {
       if (!(await e.rt.remove(id).then(() => true, () => false))) continue;
@@ -141,7 +143,11 @@ export class EnginePool implements ContainerRuntime, SnapshotRuntime {
       this.where.delete(id);
       removed++;
     }
-    if (!e.stranded.size) { clearInterval(e.reprobe); e.reprobe = undefined; }
+    // Containers first: an image a container still uses cannot go.
+    for (const ref of [...e.strandedImages]) {
+      if (await e.rt.removeImage(ref).then(() => true, () => false)) e.strandedImages.delete(ref);
+    }
+    if (!e.stranded.size && !e.strandedImages.size) { clearInterval(e.reprobe); e.reprobe = undefined; }
     return removed;
   }
 
@@ -318,10 +324,10 @@ export class EnginePool implements ContainerRuntime, SnapshotRuntime {
    * restarted daemon keeps its stopped containers). Returns how many were removed and how many are
    * still out of reach (a later run's reaper removes those once their owner is gone).
    */
-  async sweepStranded(): Promise<{ removed: number; left: number }> {
+  async sweepStranded(): Promise<{ removed: number; left: number; imagesLeft: number }> {
     let removed = 0;
     for (const e of this.engines) removed += await this.sweep(e);
-    return { removed, left: this.engines.reduce((n, e) => n + e.stranded.size, 0) };
+    return { removed, left: this.engines.reduce((n, e) => n + e.stranded.size, 0), imagesLeft: this.engines.reduce((n, e) => n + e.strandedImages.size, 0) };
   }
 
   async listByLabel(label: string): Promise<ContainerSummary[]> {
@@ -370,9 +376,16 @@ export class EnginePool implements ContainerRuntime, SnapshotRuntime {
     return id;
   }
 
-  /** Removes the image from every engine that answers (snapshots were copied wherever they were used). */
+  /**
+   * Removes the image from every engine that answers (snapshots were copied wherever they were used);
+   * a drained engine that had it removes it once it answers again.
+   */
   async removeImage(ref: string): Promise<void> {
-    await Promise.all(this.live().map(async (e) => {
+    await Promise.all(this.engines.map(async (e) => {
+      if (e.drained) {
+        if (e.images.has(ref)) { e.strandedImages.add(ref); this.watchStranded(e); }
+        return;
+      }
       await e.rt.removeImage(ref).catch(() => undefined);
       e.images.delete(ref);
     }));

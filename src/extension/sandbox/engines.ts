@@ -26,5 +26,5 @@ export async function reportEngines(engines: Engines, log: (line: string) => voi
   const swept = await pool.sweepStranded();
   pool.close();
   for (const s of pool.stats()) log(`engine ${s.endpoint}: ${s.started} trial(s), ${s.slots} slot(s)${s.drained ? `, drained (${s.drained})` : ''}`);
-  if (swept.left) log(`${swept.left} container(s) may remain on a drained engine; the next run's reaper removes them once it answers`);
+  if (swept.left || swept.imagesLeft) log(`${swept.left} container(s) and ${swept.imagesLeft} snapshot image(s) may remain on a drained engine; the next run's reaper removes the containers once it answers`);
 }
