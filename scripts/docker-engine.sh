@@ -12,6 +12,10 @@
 # standing in for a second host (integration tests of engine pools and engine faults). It prints
 # `DOCKER_HOST=unix://...` as its last line; point DOCKER_HOST there to use it.
 #
+# `--second --copy-images` also copies the offline base images (the tags scripts/base-images.sh makes,
+# or those in TASKWRIGHT_COPY_IMAGES) that the first daemon has and the second lacks, with
+# `docker save | docker -H <second> load` (a few seconds; no rebuild, the same image ids).
+#
 # Environment:
 #   TASKWRIGHT_DOCKERD2_DIR  state folder of the second daemon (default /tmp/taskwright-dockerd2):
 #                            socket docker.sock, data root data/, exec root exec/, pid file dockerd.pid
@@ -20,7 +24,10 @@
 set -euo pipefail
 
 second=0
+copy_images=0
+first_host="${DOCKER_HOST:-}"
 if [ "${1:-}" = "--second" ]; then second=1; shift; fi
+if [ "$second" = 1 ] && [ "${1:-}" = "--copy-images" ]; then copy_images=1; shift; fi
 extra_args=()
 if [ "$second" = 1 ]; then
   state_dir="${TASKWRIGHT_DOCKERD2_DIR:-/tmp/taskwright-dockerd2}"
@@ -40,6 +47,21 @@ fail() { printf 'docker-engine: error: %s\n' "$*" >&2; exit 1; }
 
 answers() { docker version >/dev/null 2>&1; }
 
+# The base images from the first daemon into the second, those it lacks (never a registry).
+copy_base_images() {
+  [ "$copy_images" = 1 ] || return 0
+  local wanted="${TASKWRIGHT_COPY_IMAGES:-debian:bookworm-slim python:3.11-slim python:3.11-slim-bookworm busybox:latest busybox:1.35 busybox:1.36}"
+  local missing=() img
+  for img in $wanted; do
+    docker image inspect "$img" >/dev/null 2>&1 && continue
+    DOCKER_HOST="$first_host" docker image inspect "$img" >/dev/null 2>&1 || continue
+    missing+=("$img")
+  done
+  [ "${#missing[@]}" -gt 0 ] || return 0
+  say "copying ${missing[*]} from the first daemon (docker save | docker load)"
+  DOCKER_HOST="$first_host" docker save "${missing[@]}" | docker load -q >/dev/null
+}
+
 describe() {
   local server
   server="$(docker version --format '{{.Server.Version}}' 2>/dev/null || echo '?')"
@@ -49,6 +71,7 @@ describe() {
 if command -v docker >/dev/null 2>&1 && answers; then
   describe
   say "A daemon was already running: nothing started."
+  copy_base_images
   [ "$second" = 1 ] && echo "DOCKER_HOST=$DOCKER_HOST"
   exit 0
 fi
@@ -61,6 +84,7 @@ flock -w 300 9 || fail "timed out waiting for $lock_file (another docker-engine.
 if command -v docker >/dev/null 2>&1 && answers; then
   describe
   say "A daemon was already running: nothing started."
+  copy_base_images
   [ "$second" = 1 ] && echo "DOCKER_HOST=$DOCKER_HOST"
   exit 0
 fi
@@ -110,5 +134,6 @@ $(tail -n 20 "$log_file" 2>/dev/null)"
 done
 describe
 say "started dockerd (pid $daemon_pid)."
+copy_base_images
 [ "$second" = 1 ] && echo "DOCKER_HOST=$DOCKER_HOST"
 exit 0

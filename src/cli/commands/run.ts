@@ -3,7 +3,7 @@ import { AgentSpecError, createAgent } from '../../core/agents/factory';
 import { isDiskFull } from '../../core/results/diskFull';
 import { newRunId, RunStore } from '../../core/results/store';
 import type { TrialRecord } from '../../core/results/trial';
-import { DockerodeRuntime } from '../../core/sandbox/dockerRuntime';
+import { enginesOf, finishEngines } from '../engines';
 import { countOutcomes, TrialRunner, type TrialJob } from '../../core/sandbox/runner';
 import { boolOpt, intOpt, stringOpt, UsageError, type CliCommand, type CliIo, type ParsedArgs } from '../command';
 import { prepareEngine, resolveTargets, resultsDirOf } from './validate';
@@ -24,7 +24,8 @@ export const runCommand: CliCommand = {
     '',
     '  --agent SPEC      oracle | nop (policy agents: see the README)',
     '  --attempts N      attempts per task (default 1)',
-    '  --concurrency C   trials at once (default 2)',
+    '  --concurrency C   trials at once (default 2; per engine with --engine)',
+    '  --engine URL      a Docker engine (unix://, tcp://, ssh://; ?slots=N); repeat for a pool',
     '  --retries R       extra tries after an infrastructure error (default 2; recorded, never failures)',
     '  --checkpoint L    label the trials with a training checkpoint',
     '  --results DIR     results store (default .taskwright/runs)',
@@ -36,7 +37,7 @@ export const runCommand: CliCommand = {
   ].join('\n'),
   options: {
     agent: { type: 'string' }, attempts: { type: 'string' }, concurrency: { type: 'string' }, retries: { type: 'string' },
-    json: { type: 'boolean' }, checkpoint: { type: 'string' }, results: { type: 'string' }, verbose: { type: 'boolean' },
+    json: { type: 'boolean' }, engine: { type: 'string', multiple: true }, checkpoint: { type: 'string' }, results: { type: 'string' }, verbose: { type: 'boolean' },
   },
   async run(args: ParsedArgs, io: CliIo): Promise<number> {
     if (!args.positionals.length) throw new UsageError('give at least one task folder or folder of tasks');
@@ -55,7 +56,8 @@ export const runCommand: CliCommand = {
     const checkpoint = stringOpt(args, 'checkpoint');
     const resultsDir = resultsDirOf(args, io);
     const targets = await resolveTargets(args.positionals, io);
-    const runtime = new DockerodeRuntime();
+    const engines = enginesOf(args, io, concurrency);
+    const { runtime } = engines;
     if (!(await prepareEngine(runtime, io, resultsDir))) return 1;
     const store = RunStore.create(resultsDir, {
       id: newRunId(agent.spec.replace(/[^A-Za-z0-9]+/g, '-').slice(0, 24)), kind: 'run', agent: agent.spec,
@@ -70,10 +72,11 @@ export const runCommand: CliCommand = {
     for (let a = 1; a <= attempts; a++) for (const t of targets) jobs.push({ task: t.task, taskPath: t.path, agent, attempt: a });
     const json = boolOpt(args, 'json');
     const results = await runner.runAll(jobs, {
-      concurrency, retries, signal: io.signal, ...(checkpoint ? { checkpoint } : {}),
+      concurrency: engines.concurrency, retries, signal: io.signal, ...(checkpoint ? { checkpoint } : {}),
       onOutput: boolOpt(args, 'verbose') ? (t) => io.err(t.replace(/\n$/, '')) : undefined,
       onTrial: (r) => { if (!json) io.err(formatRecord(r.record)); },
     });
+    await finishEngines(engines, io);
     const records = results.flat().map((r) => r.record);
     const counts = countOutcomes(records);
     try {

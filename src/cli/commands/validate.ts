@@ -2,7 +2,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { findingToJson, type FindingJson } from '../../core/report/findingJson';
 import { defaultResultsDir, newRunId, RunStore } from '../../core/results/store';
-import { DockerodeRuntime } from '../../core/sandbox/dockerRuntime';
+import type { ContainerRuntime } from '../../core/sandbox/runtime';
+import { enginesOf, finishEngines } from '../engines';
 import { reapOrphans } from '../../core/sandbox/reaper';
 import { recoverDeadRuns } from '../../core/sandbox/runner';
 import { InfraError } from '../../core/sandbox/runtime';
@@ -50,7 +51,7 @@ export function resultsDirOf(args: ParsedArgs, io: CliIo): string {
 }
 
 /** Checks the engine and reaps orphans of killed runs; prints a clear message when the engine is missing. */
-export async function prepareEngine(runtime: DockerodeRuntime, io: CliIo, resultsDir?: string): Promise<boolean> {
+export async function prepareEngine(runtime: ContainerRuntime, io: CliIo, resultsDir?: string): Promise<boolean> {
   try {
     await runtime.ping(io.signal);
     const r = await reapOrphans(runtime);
@@ -85,7 +86,8 @@ export const validateCommand: CliCommand = {
     '',
     '  PATH           a task folder, or a folder to search for tasks',
     '  --runs N       nop and oracle trials per task, each in a fresh container (default 3)',
-    '  --concurrency  trials at once (default 2)',
+    '  --concurrency  trials at once (default 2; per engine with --engine)',
+    '  --engine URL   a Docker engine (unix://, tcp://, ssh://; ?slots=N); repeat for a pool',
     '  --retries R    extra tries after an infrastructure error (default 2; never counted as failures)',
     '  --results DIR  results store (default .taskwright/runs)',
     '  --no-probes    skip the reward-isolation (cheat) probes',
@@ -101,7 +103,7 @@ export const validateCommand: CliCommand = {
   ].join('\n'),
   options: {
     runs: { type: 'string' }, concurrency: { type: 'string' }, format: { type: 'string' }, retries: { type: 'string' },
-    results: { type: 'string' }, 'no-probes': { type: 'boolean' }, verbose: { type: 'boolean' },
+    results: { type: 'string' }, engine: { type: 'string', multiple: true }, 'no-probes': { type: 'boolean' }, verbose: { type: 'boolean' },
     mutants: { type: 'string' }, 'no-behaviour': { type: 'boolean' }, seed: { type: 'string' },
   },
   async run(args: ParsedArgs, io: CliIo): Promise<number> {
@@ -115,7 +117,8 @@ export const validateCommand: CliCommand = {
     const mutants = intOpt(args, 'mutants', DEFAULT_MUTANTS, 0);
     const seed = intOpt(args, 'seed', 20240601, 0);
     const targets = await resolveTargets(args.positionals, io);
-    const runtime = new DockerodeRuntime();
+    const engines = enginesOf(args, io, concurrency);
+    const { runtime } = engines;
     if (!(await prepareEngine(runtime, io, resultsDir))) return 1;
     const store = RunStore.create(resultsDir, {
       id: newRunId('validate'), kind: 'validate', tasks: targets.map((t) => t.path), attempts: runs, concurrency, retries,
@@ -124,7 +127,7 @@ export const validateCommand: CliCommand = {
     io.err(`taskwright: validating ${targets.length} task(s), ${runs} run(s) each; results in ${path.relative(io.cwd, store.dir) || store.dir}`);
     let lastProgress = '';
     const results = await validateTasks(runtime, store, targets, {
-      runs, concurrency, retries, probes: !boolOpt(args, 'no-probes'), mutants, behaviour: !boolOpt(args, 'no-behaviour'), seed, signal: io.signal,
+      runs, concurrency: engines.concurrency, retries, probes: !boolOpt(args, 'no-probes'), mutants, behaviour: !boolOpt(args, 'no-behaviour'), seed, signal: io.signal,
       onOutput: verbose ? (t) => io.err(t.replace(/\n$/, '')) : undefined,
       onProgress: (msg, done, total) => {
         const line = `[${done}/${total}] ${msg}`;
@@ -134,6 +137,7 @@ export const validateCommand: CliCommand = {
     });
     const counts: Record<string, number> = {};
     for (const r of results) counts[r.verdict] = (counts[r.verdict] ?? 0) + 1;
+    await finishEngines(engines, io);
     store.finish(counts);
     if (io.signal.aborted) {
       io.err('taskwright: interrupted; containers removed, finished trials kept in the results store');

@@ -6,6 +6,7 @@ import {
 } from './runtime';
 import { engineTimeoutMs, withDeadline } from './engineDeadline';
 import { OutputBuffer } from './outputBuffer';
+import { copyImage } from './imageTransfer';
 import { dockerCommit, dockerDiff, dockerRemoveImage, type FileChange, type SnapshotRuntime } from './snapshot';
 
 function message(e: unknown): string {
@@ -43,9 +44,9 @@ export class DockerodeRuntime implements ContainerRuntime, SnapshotRuntime {
   /** Deadline of each engine call (see engineTimeoutMs). */
   readonly callTimeoutMs: number;
 
-  constructor(docker?: Docker, opts: { callTimeoutMs?: number } = {}) {
+  constructor(docker?: Docker, opts: { callTimeoutMs?: number; endpoint?: string } = {}) {
     this.docker = docker ?? new Docker();
-    this.endpoint = process.env.DOCKER_HOST ?? 'unix:///var/run/docker.sock';
+    this.endpoint = opts.endpoint ?? process.env.DOCKER_HOST ?? 'unix:///var/run/docker.sock';
     this.callTimeoutMs = opts.callTimeoutMs ?? engineTimeoutMs();
   }
 
@@ -384,4 +385,9 @@ export class DockerodeRuntime implements ContainerRuntime, SnapshotRuntime {
   diff(containerId: string): Promise<FileChange[]> { return dockerDiff(this.docker, containerId); }
   commit(containerId: string, labels: Readonly<Record<string, string>>): Promise<string> { return dockerCommit(this.docker, containerId, labels); }
   removeImage(ref: string): Promise<void> { return dockerRemoveImage(this.docker, ref); }
+
+  /** Copies an image from this engine to another (`docker save | docker load`, streamed; see ./imageTransfer). */
+  copyImageTo(target: DockerodeRuntime, ref: string, signal?: AbortSignal): Promise<void> {
+    return copyImage(this.docker, target.docker, ref, { stallMs: this.callTimeoutMs, from: this.endpoint, to: target.endpoint, signal });
+  }
 }

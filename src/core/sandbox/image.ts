@@ -130,7 +130,9 @@ export class ImageCache {
       if (!fs.existsSync(dockerfile)) throw new InfraError('build-failed', `${task.id}: Dockerfile ${path.relative(task.dir, dockerfile)} does not exist`, false);
       const ctx = readBuildContext(contextDir, dockerfile, task.dir);
       const ref = `${imageRepo(task.id)}:${ctx.hash.slice(0, 16)}`;
-      if (this.known.has(ref) || (await this.runtime.imageExists(ref))) {
+      // A pool answers for itself: an image known only on an engine since drained must be built again.
+      const known = this.runtime.knowsImage ? this.runtime.knowsImage(ref) : this.known.has(ref);
+      if (known || (await this.runtime.imageExists(ref))) {
         this.known.add(ref);
         log(`image ${ref} is up to date (build context unchanged: no rebuild)\n`);
         checkLog();

@@ -40,6 +40,9 @@ export interface SandboxDeps {
   readonly images?: ImageCache;
 }
 
+/** Redos of one attempt after losing its engine, beyond `retries`. */
+const MAX_DRAIN_REDOS = 3;
+
 const sleep = (ms: number, signal?: AbortSignal): Promise<void> => new Promise((resolve) => {
   const t = setTimeout(resolve, ms);
   signal?.addEventListener('abort', () => { clearTimeout(t); resolve(); }, { once: true });
@@ -107,6 +110,9 @@ export class TrialRunner {
     const results: TrialResult[] = [];
     const n = ++this.seq;
     const signal = this.signalOf(opts);
+    // Tries lost with an engine the pool drained: redone elsewhere at once, not charged to `retries`
+    // (bounded, so a pool whose engines all die ends the attempt as an infra error).
+    let drainRedos = 0;
     for (let t = 1; ; t++) {
       if (this.stopReason !== undefined) return results;
       const trialId = `${String(n).padStart(3, '0')}-${safe(job.task.id)}-${safe(job.label ?? job.agent.spec)}-a${job.attempt}${t > 1 ? `-t${t}` : ''}`;
@@ -138,8 +144,10 @@ export class TrialRunner {
         return results;
       }
       if (kind && RUN_STOPPING_KINDS.has(kind)) { this.stop(result.record.infra?.message ?? kind); return results; }
-      if (!result.retryable || t > opts.retries || signal.aborted) return results;
-      await sleep(retryDelayMs(t, opts.retryBaseMs ?? 1000), signal);
+      const lost = result.record.outcome === 'infra-error' && this.deps.runtime.lostToDrain?.(trialId) === true && drainRedos < MAX_DRAIN_REDOS;
+      if (lost) drainRedos++;
+      if ((!result.retryable && !lost) || t - drainRedos > opts.retries || signal.aborted) return results;
+      if (!lost) await sleep(retryDelayMs(t - drainRedos, opts.retryBaseMs ?? 1000), signal);
     }
   }
 

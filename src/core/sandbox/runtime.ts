@@ -96,6 +96,15 @@ export interface ContainerRuntime {
    * shows up only as an event). Optional: without it a verifier OOM is not told apart.
    */
   watchOom?(containerId: string): Promise<OomWatch>;
+  /** The endpoint of the engine holding this container (a pool of engines; see `pool.ts`). */
+  endpointOf?(containerId: string): string | undefined;
+  /**
+   * True when the trial's container was on an engine that stopped answering and was drained: its
+   * infra error is the engine's, and the runner redoes the trial elsewhere without spending a retry.
+   */
+  lostToDrain?(trialId: string): boolean;
+  /** A cheap "present on an engine that still answers" (a pool forgets the images of drained engines). */
+  knowsImage?(ref: string): boolean;
 }
 
 export interface OomWatch {

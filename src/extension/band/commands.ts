@@ -6,7 +6,7 @@ import { createAgent } from '../../core/agents/factory';
 import { detectResults } from '../../core/band/sources';
 import type { Task } from '../../core/model/task';
 import { defaultResultsDir, newRunId, RunStore } from '../../core/results/store';
-import { DockerodeRuntime } from '../../core/sandbox/dockerRuntime';
+import { enginesFromSettings, reportEngines } from '../sandbox/engines';
 import { countOutcomes, TrialRunner, type TrialJob } from '../../core/sandbox/runner';
 import type { CommandSpec } from '../commands/command';
 import { taskFromArg } from '../commands/taskArg';
@@ -61,7 +61,7 @@ export const runPolicy: CommandSpec = {
     const attempts = Number(attemptsText);
     await ctx.extension.workspaceState.update(LAST_SPEC_KEY, spec.trim());
     const agent = await makeAgent(ctx, spec.trim());
-    const concurrency = vscode.workspace.getConfiguration('taskwright').get<number>('sandbox.concurrency') ?? 2;
+    const perEngine = vscode.workspace.getConfiguration('taskwright').get<number>('sandbox.concurrency') ?? 2;
     const folder = vscode.workspace.getWorkspaceFolder(vscode.Uri.file(tasks[0]!.dir));
     const resultsDir = defaultResultsDir(folder?.uri.fsPath ?? path.dirname(tasks[0]!.dir));
     const out = sandboxOf(ctx).output;
@@ -70,7 +70,8 @@ export const runPolicy: CommandSpec = {
     }, async (progress, token) => {
       const ctl = new AbortController();
       const sub = token.onCancellationRequested(() => ctl.abort(new Error('cancelled')));
-      const runtime = new DockerodeRuntime();
+      const engines = enginesFromSettings(perEngine, (l) => out.warn(l));
+      const { runtime, concurrency } = engines;
       try {
         const store = RunStore.create(resultsDir, {
           id: newRunId(agent.spec.replace(/[^A-Za-z0-9]+/g, '-').slice(0, 24)), kind: 'run', agent: agent.spec,
@@ -93,6 +94,7 @@ export const runPolicy: CommandSpec = {
           },
         });
         const records = results.flat().map((r) => r.record);
+        await reportEngines(engines, (l) => out.info(l));
         store.finish(countOutcomes(records));
         const report = bandOf(ctx).refresh();
         const mine = report?.models.find((m) => m.model === (agent.model ?? agent.spec));

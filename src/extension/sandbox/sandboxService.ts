@@ -5,7 +5,8 @@ import type { Finding } from '../../core/model/finding';
 import type { Task } from '../../core/model/task';
 import { defaultResultsDir, newRunId, RunStore } from '../../core/results/store';
 import type { TrialRecord } from '../../core/results/trial';
-import { DockerodeRuntime } from '../../core/sandbox/dockerRuntime';
+import type { ContainerRuntime } from '../../core/sandbox/runtime';
+import { enginesFromSettings, reportEngines } from './engines';
 import { reapOrphans } from '../../core/sandbox/reaper';
 import { countOutcomes, TrialRunner } from '../../core/sandbox/runner';
 import type { TaskValidation } from '../../core/validate/types';
@@ -44,7 +45,6 @@ function signalOf(token: vscode.CancellationToken): { signal: AbortSignal; dispo
 export class SandboxService implements vscode.Disposable {
   readonly output: vscode.LogOutputChannel;
   private readonly diagnostics: vscode.DiagnosticCollection;
-  private readonly runtime = new DockerodeRuntime();
   private readonly lastTrials = new Map<string, { readonly runDir: string; readonly trials: readonly TrialRecord[] }>();
   private readonly lastValidation = new Map<string, TaskValidation>();
   private reaped = false;
@@ -67,10 +67,10 @@ export class SandboxService implements vscode.Disposable {
     for (const line of text.replace(/\n$/, '').split('\n')) this.output.info(line);
   }
 
-  private async prepare(signal: AbortSignal): Promise<void> {
-    await this.runtime.ping(signal);
+  private async prepare(runtime: ContainerRuntime, signal: AbortSignal): Promise<void> {
+    await runtime.ping(signal);
     if (!this.reaped) {
-      const r = await reapOrphans(this.runtime);
+      const r = await reapOrphans(runtime);
       if (r.removed.length) this.output.info(`removed ${r.removed.length} container(s) left by a killed run`);
       this.reaped = true;
     }
@@ -87,7 +87,8 @@ export class SandboxService implements vscode.Disposable {
   /** Validates tasks with progress and cancel; publishes diagnostics and status icons. */
   async validate(tasks: readonly Task[]): Promise<TaskValidation[]> {
     const runs = sandboxSetting('runs', 3);
-    const concurrency = sandboxSetting('concurrency', 2);
+    const engines = enginesFromSettings(sandboxSetting('concurrency', 2), (l) => this.output.warn(l));
+    const { runtime, concurrency } = engines;
     return vscode.window.withProgress({
       location: vscode.ProgressLocation.Notification,
       title: tasks.length === 1 ? `Taskwright: validating ${tasks[0]?.id}` : `Taskwright: validating ${tasks.length} tasks`,
@@ -96,16 +97,16 @@ export class SandboxService implements vscode.Disposable {
       const { signal, dispose } = signalOf(token);
       try {
         for (const t of tasks) this.ctx.status.set(t.dir, 'validation', { level: 'running', summary: 'validating in Docker…' });
-        await this.prepare(signal);
+        await this.prepare(runtime, signal);
         const first = tasks[0];
         if (!first) return [];
         const store = RunStore.create(this.resultsDir(first), {
           id: newRunId('validate'), kind: 'validate', tasks: tasks.map((t) => this.relPath(t)), attempts: runs, concurrency, retries: 2,
-          startedAt: new Date().toISOString(), endpoint: this.runtime.endpoint, pid: process.pid,
+          startedAt: new Date().toISOString(), endpoint: runtime.endpoint, pid: process.pid,
         });
         this.output.info(`validating ${tasks.length} task(s), ${runs} run(s) each; results in ${store.dir}`);
         let last = 0;
-        const results = await validateTasks(this.runtime, store, tasks.map((task) => ({ task, path: this.relPath(task) })), {
+        const results = await validateTasks(runtime, store, tasks.map((task) => ({ task, path: this.relPath(task) })), {
           runs, concurrency, retries: 2, signal,
           onOutput: (t) => this.stream(t),
           onProgress: (message, done, total) => {
@@ -116,6 +117,7 @@ export class SandboxService implements vscode.Disposable {
         });
         const counts: Record<string, number> = {};
         for (const r of results) counts[r.verdict] = (counts[r.verdict] ?? 0) + 1;
+        await reportEngines(engines, (l) => this.output.info(l));
         store.finish(counts);
         if (signal.aborted) throw new vscode.CancellationError();
         for (const [i, r] of results.entries()) {
@@ -145,16 +147,19 @@ export class SandboxService implements vscode.Disposable {
       location: vscode.ProgressLocation.Notification, title: `Taskwright: ${task.id} with ${agent.spec}`, cancellable: true,
     }, async (_progress, token) => {
       const { signal, dispose } = signalOf(token);
+      const engines = enginesFromSettings(1, (l) => this.output.warn(l));
+      const { runtime } = engines;
       try {
-        await this.prepare(signal);
+        await this.prepare(runtime, signal);
         const store = RunStore.create(this.resultsDir(task), {
           id: newRunId(agent.spec.replace(/[^A-Za-z0-9]+/g, '-').slice(0, 24)), kind: 'run', agent: agent.spec, tasks: [this.relPath(task)],
-          attempts: 1, concurrency: 1, retries: 2, startedAt: new Date().toISOString(), endpoint: this.runtime.endpoint, pid: process.pid,
+          attempts: 1, concurrency: 1, retries: 2, startedAt: new Date().toISOString(), endpoint: runtime.endpoint, pid: process.pid,
         });
         this.output.show(true);
-        const runner = new TrialRunner({ runtime: this.runtime }, store);
+        const runner = new TrialRunner({ runtime }, store);
         const rs = await runner.runJob({ task, taskPath: this.relPath(task), agent, attempt: 1 }, { concurrency: 1, retries: 2, signal, onOutput: (t) => this.stream(t) });
         const records = rs.map((r) => r.record);
+        await reportEngines(engines, (l) => this.output.info(l));
         store.finish(countOutcomes(records));
         this.lastTrials.set(task.dir, { runDir: store.dir, trials: records });
         if (signal.aborted) throw new vscode.CancellationError();
