@@ -48,11 +48,13 @@ async function runCase(c: Case, work: string): Promise<Row> {
     fs.closeSync(fd);
   }
   const results = path.join(work, 'results');
-  const args = ['-f', '%M', process.execPath, CLI, 'run', dir, '--agent', 'oracle', '--results', results, ...(c.verbose ? ['--verbose'] : [])];
+  // GNU time writes %M to its own file: on stderr it would share the pipe with the trial's output.
+  const timeFile = path.join(work, `${c.name.replace(/[^a-z0-9]+/gi, '-')}.time`);
+  const args = ['-o', timeFile, '-f', '%M', process.execPath, CLI, 'run', dir, '--agent', 'oracle', '--results', results, ...(c.verbose ? ['--verbose'] : [])];
   const started = Date.now();
   const child = spawn('/usr/bin/time', args, { stdio: ['ignore', 'pipe', 'pipe'], env: process.env });
   let err = '';
-  // GNU time prints to stderr last; with --verbose the trial's output goes there too: read it slowly.
+  // With --verbose the trial's output goes to stderr: read it slowly (a slow terminal), keep only the tail.
   child.stderr.pause();
   const drain = setInterval(() => {
     for (let i = 0; i < 16; i++) {
@@ -66,7 +68,9 @@ async function runCase(c: Case, work: string): Promise<Row> {
   await new Promise<void>((resolve) => child.on('close', () => resolve()));
   clearInterval(drain);
   for (let c2 = child.stderr.read() as Buffer | null; c2; c2 = child.stderr.read() as Buffer | null) err = (err + c2.toString()).slice(-4096);
-  const peakKb = Number(/(\d+)\s*$/.exec(err.trim())?.[1] ?? NaN);
+  const timeOut = fs.existsSync(timeFile) ? fs.readFileSync(timeFile, 'utf8') : '';
+  const peakKb = Number(/(?:^|\n)(\d+)\s*$/.exec(timeOut.trim())?.[1] ?? NaN);
+  if (Number.isNaN(peakKb)) console.error(`${c.name}: no peak RSS from GNU time (${JSON.stringify(timeOut.slice(-200))}); the CLI's last bytes: ${JSON.stringify(err.slice(-200))}`);
   const runDir = fs.readdirSync(results).map((d) => path.join(results, d)).sort((a, b) => fs.statSync(b).mtimeMs - fs.statSync(a).mtimeMs)[0]!;
   const rec = readRun(runDir).trials[0];
   let logBytes = 0;
