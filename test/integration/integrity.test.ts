@@ -251,7 +251,7 @@ void describe('verdict integrity: lifecycle (integration)', () => {
   void it('a verdict whose process was killed before its record line is recovered, and its container reaped', async () => {
     const dir = harborTask({ name: 'recover-me', testSh: PYTEST_REWARD, files: { 'test_out.py': TEST_OUT } });
     const results = path.join(work, 'killed-runs');
-    const r = spawnSync(process.execPath, [path.join(root, 'bin/taskwright'), 'run', dir, '--agent', 'oracle', '--results', results], {
+    const r = spawnSync(process.execPath, [path.join(root, 'bin/taskwright.js'), 'run', dir, '--agent', 'oracle', '--results', results], {
       env: { ...process.env, DOCKER_HOST: dockerHost, TASKWRIGHT_FAILPOINT: 'after-record-file' }, encoding: 'utf8', timeout: 120_000,
     });
     assert.equal(r.signal, 'SIGKILL', r.stderr);
