@@ -1,14 +1,10 @@
-import fs from 'node:fs';
 import path from 'node:path';
 import type { Agent } from '../../core/agents/agent';
 import { AgentSpecError, createAgent } from '../../core/agents/factory';
-import { detectFormat, loadTask } from '../../core/loader/index';
-import type { Task } from '../../core/model/task';
-import type { RemainingAttempt } from '../../core/results/attempts';
 import { DEFAULT_MAX_INFRA_RATE } from '../../core/results/infraRate';
 import { DEFAULT_TIMEOUT_POLICY } from '../../core/results/timeoutPolicy';
 import type { DockerodeRuntime } from '../../core/sandbox/dockerRuntime';
-import { openForResume, resolveRunDir, resumableParameters, ResumeError, type ResumeSession } from '../../core/sandbox/resume';
+import { loadRunTasks, openForResume, resolveRunDir, resumableParameters, resumeJobs, type ResumeSession } from '../../core/sandbox/resume';
 import type { TrialJob } from '../../core/sandbox/runner';
 import { stringOpt, UsageError, type CliIo, type ParsedArgs } from '../command';
 import { resolveTargets } from './validate';
@@ -59,27 +55,13 @@ async function checkConflicts(args: ParsedArgs, io: CliIo, params: ResumeSession
   }
 }
 
-/** The run's tasks, labelled exactly as its records are, so resumed attempts count with the old ones. */
-async function loadRunTasks(params: ResumeSession['params'], io: CliIo): Promise<Map<string, Task>> {
-  const base = params.cwd ?? io.cwd;
-  const tasks = new Map<string, Task>();
-  for (const rel of params.tasks) {
-    const abs = path.resolve(base, rel);
-    if (!fs.existsSync(abs) || (await detectFormat(abs)) === undefined) {
-      throw new ResumeError(`task ${rel} of run ${params.id} is gone (looked in ${abs}); the run cannot be resumed`);
-    }
-    tasks.set(rel, await loadTask(abs));
-  }
-  return tasks;
-}
-
 /** Throws ResumeError when the run cannot be resumed (gone, still running, not a run), UsageError on conflicts. */
 export async function prepareResume(args: ParsedArgs, io: CliIo, runtime: DockerodeRuntime, resultsDir: string, engineReady: () => Promise<boolean>): Promise<ResumedRun | undefined> {
   const dir = resolveRunDir(stringOpt(args, 'resume') as string, resultsDir, io.cwd);
   const params = resumableParameters(dir);
   // Checked before anything is touched: a refused resume leaves the run folder as it was.
   await checkConflicts(args, io, params);
-  const tasks = await loadRunTasks(params, io);
+  const tasks = await loadRunTasks(params, io.cwd);
   if (!(await engineReady())) return undefined;
   let session: ResumeSession | undefined;
   try {
@@ -91,9 +73,7 @@ export async function prepareResume(args: ParsedArgs, io: CliIo, runtime: Docker
       if (e instanceof AgentSpecError) throw new UsageError(`--resume ${params.id}: its agent ${params.agent}: ${e.message}`);
       throw e;
     }
-    const jobs = session.plan.remaining.map((r: RemainingAttempt): TrialJob => ({
-      task: tasks.get(r.task) as Task, taskPath: r.task, agent, attempt: r.attempt, firstTry: r.nextTry,
-    }));
+    const jobs = resumeJobs(session.plan, tasks, agent);
     return { session, agent, jobs };
   } catch (e) {
     session?.release();

@@ -1,11 +1,15 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import type { Agent } from '../agents/agent';
+import { detectFormat, loadTask } from '../loader/index';
+import type { Task } from '../model/task';
 import { remainingAttempts, type AttemptsPlan } from '../results/attempts';
 import { unrecordedTrials } from '../results/recover';
 import { readTrialsFile, RUN_FILE, RunStore, TRIALS_FILE, type RunParameters } from '../results/store';
 import { leaseOwner, leaseState, RunLease, type LeaseState } from './lease';
 import { pidAlive } from './reaper';
+import type { TrialJob } from './runner';
 import { LABEL, LABEL_RUN, type ContainerRuntime } from './runtime';
 
 /**
@@ -128,4 +132,30 @@ export async function openForResume(runtime: ContainerRuntime, runDir: string, d
     unlock();
     throw e;
   }
+}
+
+/**
+ * The run's tasks, loaded from where the run found them (run.json `cwd`, else `cwd`) and keyed by the
+ * path exactly as its records have it, so resumed attempts count together with the old ones.
+ */
+export async function loadRunTasks(params: RunParameters, cwd: string): Promise<Map<string, Task>> {
+  const base = params.cwd ?? cwd;
+  const tasks = new Map<string, Task>();
+  for (const rel of params.tasks) {
+    const abs = path.resolve(base, rel);
+    if (!fs.existsSync(abs) || (await detectFormat(abs)) === undefined) {
+      throw new ResumeError(`task ${rel} of run ${params.id} is gone (looked in ${abs}); the run cannot be resumed`);
+    }
+    tasks.set(rel, await loadTask(abs));
+  }
+  return tasks;
+}
+
+/** One job per remaining attempt, its tries numbered after the recorded ones. */
+export function resumeJobs(plan: AttemptsPlan, tasks: ReadonlyMap<string, Task>, agent: Agent): TrialJob[] {
+  return plan.remaining.map((r) => {
+    const task = tasks.get(r.task);
+    if (!task) throw new ResumeError(`task ${r.task} is in the plan but was not loaded`);
+    return { task, taskPath: r.task, agent, attempt: r.attempt, firstTry: r.nextTry };
+  });
 }
