@@ -8,6 +8,8 @@ import { describeInfraRate, infraRate, jobKey } from '../../src/core/results/inf
 import { attemptSucceeded, summarizePolicies } from '../../src/core/results/timeoutPolicy';
 import type { TrialOutcome, TrialRecord } from '../../src/core/results/trial';
 import { classifyTrial } from '../../src/core/sandbox/outcome';
+import { isBandReport } from '../../src/core/protocol/bandPanel';
+import { decodeReport, encodeReport } from '../../src/core/protocol/bandWire';
 
 function rec(task: string, attempt: number, outcome: TrialOutcome, extra: Partial<TrialRecord> = {}): TrialRecord {
   return {
@@ -141,5 +143,16 @@ void describe('timeout policy', () => {
     assert.ok(csv.slice(1).every((l) => l.endsWith(',mixed')));
     // Records from before the policy existed read as fail.
     assert.equal(bandReport(tallyRecords([{ source: 'old', records: [rec('x', 1, 'passed')], finished: true }])).timeoutPolicy, 'fail');
+  });
+});
+
+void describe('timeout policy in the band panel', () => {
+  void it('crosses the wire to the panel and is checked there', () => {
+    const report = bandReport(tallyRecords([{ source: 'r', records: [rec('t/a', 1, 'passed', { timeoutPolicy: 'verifier', agentTimedOut: true })], finished: true, expectedAttempts: 1 }]), { k: 1 });
+    const back = decodeReport(encodeReport(report));
+    assert.equal(back?.timeoutPolicy, 'verifier');
+    assert.equal(back?.models[0]?.timeoutPolicy, 'verifier');
+    assert.equal(isBandReport({ ...report, timeoutPolicy: 'lenient' }), false);
+    assert.equal(isBandReport({ ...report, models: [{ ...report.models[0]!, timeoutPolicy: 'lenient' }] }), false);
   });
 });

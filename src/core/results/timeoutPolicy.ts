@@ -13,6 +13,7 @@ export const DEFAULT_TIMEOUT_POLICY: TimeoutPolicy = 'fail';
 
 /** A set of records under one policy, or `mixed` when they differ. */
 export type TimeoutPolicySummary = TimeoutPolicy | 'mixed';
+export const TIMEOUT_POLICY_SUMMARIES: readonly TimeoutPolicySummary[] = [...TIMEOUT_POLICIES, 'mixed'];
 
 export function recordTimeoutPolicy(r: Pick<TrialRecord, 'timeoutPolicy'>): TimeoutPolicy {
   return r.timeoutPolicy ?? DEFAULT_TIMEOUT_POLICY;
