@@ -3,6 +3,7 @@ import type { TaskwrightApi } from './api';
 import { registerCommands } from './commands/index';
 import { Ctx } from './context';
 import { registerCodeActions } from './diagnostics/codeActions';
+import { registerFixActions } from './review/fix';
 import { watchTasks } from './tasks/watcher';
 
 export async function activate(extension: vscode.ExtensionContext): Promise<TaskwrightApi> {
@@ -10,6 +11,7 @@ export async function activate(extension: vscode.ExtensionContext): Promise<Task
   ctx.log.info(`Taskwright ${String(extension.extension.packageJSON.version)} activating (trusted: ${vscode.workspace.isTrusted})`);
   registerCommands(ctx);
   ctx.own(registerCodeActions(ctx, ctx.audit));
+  ctx.own(registerFixActions(ctx, ctx.audit));
   ctx.own(watchTasks(ctx.tasks, ctx.log));
   ctx.own(vscode.workspace.onDidChangeWorkspaceFolders(() => void ctx.tasks.rediscover()));
   ctx.own(ctx.config.onDidChange(['discovery.exclude'], () => void ctx.tasks.rediscover()));

@@ -35,6 +35,8 @@ function startDaemon(): void {
   execFileSync('bash', [path.join(root, 'scripts/docker-engine.sh'), '--second'], {
     env: { ...process.env, TASKWRIGHT_DOCKERD2_DIR: stateDir }, stdio: 'ignore',
   });
+  // A fresh daemon has no images: load the offline stand-ins (from the cache; a no-op once present).
+  execFileSync('bash', [path.join(root, 'scripts/base-images.sh')], { env: { ...process.env, DOCKER_HOST: dockerHost }, stdio: 'ignore', timeout: 600_000 });
 }
 
 interface TaskSpec {

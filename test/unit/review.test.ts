@@ -83,6 +83,28 @@ void describe('review: cited findings', () => {
     assert.equal(s.requests.filter((x) => x.path === '/v1/messages').length, 2);
   });
 
+  void it('--batch sends only the tasks not in the cache as one Message Batch, at the batch price', async () => {
+    const s = await startAnthropicServer({ apiKey: KEY, script: () => REVIEW, batchPolls: 1 });
+    servers.push(s);
+    const { cwd, task } = workspace();
+    fs.cpSync(path.join(cwd, task), path.join(cwd, 'sum-numbers-copy'), { recursive: true });
+    fs.appendFileSync(path.join(cwd, 'sum-numbers-copy', 'instruction.md'), '\nNumbers may be negative.\n');
+    await run([task, '--format', 'json'], cwd, s); // caches the first task
+    const out: string[] = [];
+    const err: string[] = [];
+    const code = await main(['review', task, 'sum-numbers-copy', '--batch', '--format', 'json'], {
+      out: (t) => out.push(t), err: (t) => err.push(t), cwd, env: { ANTHROPIC_API_KEY: KEY, ANTHROPIC_BASE_URL: s.url, TASKWRIGHT_BATCH_POLL_MS: '5' }, signal: new AbortController().signal,
+    });
+    assert.equal(code, 1, err.join('\n'));
+    const batches = [...s.batches.values()];
+    assert.equal(batches.length, 1);
+    assert.deepEqual(batches[0]!.requests.map((r) => r.custom_id), ['review-2'], 'the cached task is not sent');
+    const json = JSON.parse(out.join('\n')) as { tasks: { id: string; cached: boolean; costUsd: number | null; findings: { rule: string }[] }[] };
+    assert.deepEqual(json.tasks.map((t) => [t.id, t.cached]), [['sum-numbers', true], ['sum-numbers-copy', false]]);
+    assert.ok(Math.abs((json.tasks[1]!.costUsd ?? 0) - (3000 * 2 + 400 * 10) / 1e6 / 2) < 1e-12, 'half price in a batch');
+    assert.deepEqual(json.tasks[1]!.findings.map((f) => f.rule), ['review-spec-ambiguous']);
+  });
+
   void it('finds a quote across lines and whitespace, and nowhere else', () => {
     const text = 'a\n  def f(x):\n      return   x + 1\nb\n';
     assert.deepEqual(locateQuote(text, { file: 'f', startLine: 2, endLine: 3, quote: 'def f(x): return x + 1' }), { start: { line: 1, character: 2 }, end: { line: 2, character: 20 } });

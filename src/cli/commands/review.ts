@@ -8,8 +8,8 @@ import { ModelRequestError } from '../../core/llm/faults';
 import { connect } from '../../core/llm/index';
 import { findingToJson } from '../../core/report/findingJson';
 import { loadRubric, RubricError } from '../../core/review/rubric';
-import { reviewTask, type TaskReview } from '../../core/review/review';
-import { choiceOpt, stringOpt, UsageError, type CliCommand, type CliIo, type ParsedArgs } from '../command';
+import { reviewTask, reviewTasksBatch, type TaskReview } from '../../core/review/review';
+import { boolOpt, choiceOpt, stringOpt, UsageError, type CliCommand, type CliIo, type ParsedArgs } from '../command';
 import { loadPriceOverrides } from '../prices';
 import { loadTargets } from '../targets';
 import { VERSION } from '../version';
@@ -20,17 +20,18 @@ export const reviewCommand: CliCommand = {
   name: 'review',
   summary: 'Review tasks with Claude against a rubric; every finding quotes the task\'s own text at file:line',
   usage: [
-    'taskwright review PATH... [--model M] [--rubric FILE] [--format text|json|sarif] [--base-url URL]',
+    'taskwright review PATH... [--model M] [--rubric FILE] [--format text|json|sarif] [--batch] [--base-url URL]',
     '',
     '  --model M     Anthropic model (default: $TASKWRIGHT_MODEL, else the newest active Sonnet listed by GET /v1/models)',
     '  --rubric FILE a TOML or YAML rubric ([[criteria]] id, question, class, severity); `extends = "default"` adds to the default',
     '  --format      text (default), json, or sarif',
+  '  --batch       send the tasks not in the cache as one Message Batch (half price; polled until it ends)',
     '',
     'A failed criterion whose quoted evidence is not at the cited lines is dropped and counted as an unsupported claim.',
     'Reviews are cached in .taskwright/review-cache by the content hash of the task files, the rubric and the model.',
     'Exit status: 0 no finding, 1 a review finding (or a request failed), 2 usage errors.',
   ].join('\n'),
-  options: { model: { type: 'string' }, rubric: { type: 'string' }, format: { type: 'string' }, 'base-url': { type: 'string' } },
+  options: { model: { type: 'string' }, rubric: { type: 'string' }, format: { type: 'string' }, batch: { type: 'boolean' }, 'base-url': { type: 'string' } },
   async run(args: ParsedArgs, io: CliIo): Promise<number> {
     const format = choiceOpt(args, 'format', FORMATS, 'text');
     let rubric;
@@ -50,9 +51,16 @@ export const reviewCommand: CliCommand = {
         prices: loadPriceOverrides(io), onNotice: (line) => io.err(`[model] ${line}`), signal: io.signal,
       });
       const cacheDir = path.join(io.cwd, '.taskwright', 'review-cache');
-      for (const t of targets) {
-        io.err(`[review] ${t.path}`);
-        reviews.push({ review: await reviewTask(t.task, { caller, rubric, cacheDir, signal: io.signal }), path: t.path, task: t.task });
+      if (boolOpt(args, 'batch')) {
+        io.err(`[review] ${targets.length} task(s) as one message batch`);
+        const pollMs = io.env.TASKWRIGHT_BATCH_POLL_MS ? Number(io.env.TASKWRIGHT_BATCH_POLL_MS) : undefined;
+        const done = await reviewTasksBatch(targets.map((t) => t.task), { caller, rubric, cacheDir, signal: io.signal, onStatus: (l) => io.err(`[review] ${l}`), ...(pollMs ? { pollMs } : {}) });
+        done.forEach((review, i) => { const t = targets[i]; if (t) reviews.push({ review, path: t.path, task: t.task }); });
+      } else {
+        for (const t of targets) {
+          io.err(`[review] ${t.path}`);
+          reviews.push({ review: await reviewTask(t.task, { caller, rubric, cacheDir, signal: io.signal }), path: t.path, task: t.task });
+        }
       }
     } catch (e) {
       if (e instanceof ModelRequestError) {

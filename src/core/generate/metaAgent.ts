@@ -1,7 +1,8 @@
 import type { ContentBlockParam, Message, MessageParam, Tool } from '@anthropic-ai/sdk/resources/messages/messages';
 import { createClient, endpointOf, type Credentials } from '../llm/client';
 import { assistantContent, Conversation as LlmConversation, toolUses } from '../llm/conversation';
-import { classify, sleep, type RetryPolicy } from '../llm/faults';
+import { sendBatch } from '../llm/batch';
+import type { RetryPolicy } from '../llm/faults';
 import { ModelCaller, usageOf, type ModelRequest } from '../llm/request';
 import type { TaskFormat } from '../model/task';
 import { submitTool } from './layout';
@@ -108,47 +109,13 @@ export class MetaAgent {
    * the batch when the signal aborts. A failed item comes back as an Error (the pipeline streams it).
    */
   async batchFirstTurns(convs: readonly Conversation[], signal: AbortSignal, onStatus?: (status: string) => void): Promise<(MetaTurn | Error)[]> {
-    signal.throwIfAborted();
-    const client = this.caller.client;
-    const requests = convs.map((c, i) => ({ custom_id: `task-${i + 1}`, params: this.caller.params(this.request(c.messages)) }));
-    let batch;
-    try {
-      batch = await client.messages.batches.create({ requests }, { signal });
-    } catch (e) {
-      throw new Error(classify(e, this.caller.endpoint, this.caller.model, signal).message.replace('/v1/messages', '/v1/messages/batches'));
-    }
-    onStatus?.(`batch ${batch.id}: ${batch.processing_status}`);
-    try {
-      let current = batch;
-      while (current.processing_status !== 'ended') {
-        await sleep(this.options.pollMs ?? 10_000, signal);
-        current = await client.messages.batches.retrieve(batch.id, {}, { signal });
-        const c = current.request_counts;
-        onStatus?.(`batch ${batch.id}: ${current.processing_status} (${c.succeeded} succeeded, ${c.processing} processing, ${c.errored} errored)`);
-      }
-      const out: (MetaTurn | Error)[] = convs.map(() => new Error('no result in the batch'));
-      const results = await client.messages.batches.results(batch.id, {}, { signal });
-      for await (const r of results) {
-        const i = Number(/^task-(\d+)$/.exec(r.custom_id)?.[1] ?? NaN) - 1;
-        if (!(i >= 0 && i < out.length)) continue;
-        if (r.result.type === 'succeeded') {
-          const msg = r.result.message;
-          const usage = usageOf(msg);
-          const cost = this.caller.cost(usage, true);
-          out[i] = turnOf(msg, { usage, ...(cost !== undefined ? { costUsd: cost } : {}) });
-        } else if (r.result.type === 'errored') {
-          const detail = r.result.error.error.message;
-          if (/tool_choice/i.test(detail)) this.caller.noteForcedToolRefused(detail);
-          out[i] = new Error(`batch request ${r.custom_id} failed: ${detail}`);
-        } else {
-          out[i] = new Error(`batch request ${r.custom_id} ${r.result.type}`);
-        }
-      }
-      return out;
-    } catch (e) {
-      // A cancelled request cancels its batch too, so nothing keeps running (and billing) after it.
-      if (signal.aborted) await client.messages.batches.cancel(batch.id).catch(() => undefined);
-      throw e;
-    }
+    const ids = convs.map((_, i) => `task-${i + 1}`);
+    const items = await sendBatch(this.caller, convs.map((c, i) => ({ id: ids[i] as string, request: this.request(c.messages) })), signal, {
+      ...(this.options.pollMs !== undefined ? { pollMs: this.options.pollMs } : {}), ...(onStatus ? { onStatus } : {}),
+    });
+    return ids.map((id) => {
+      const item = items.get(id) ?? new Error('no result in the batch');
+      return item instanceof Error ? item : turnOf(item.message, { usage: item.usage, ...(item.costUsd !== undefined ? { costUsd: item.costUsd } : {}) });
+    });
   }
 }

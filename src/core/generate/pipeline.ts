@@ -2,6 +2,7 @@ import path from 'node:path';
 import { loadTask } from '../loader/index';
 import type { Finding } from '../model/finding';
 import type { Task } from '../model/task';
+import { repairRounds } from '../llm/repair';
 import { failureReason, formatFeedback, formatFinding } from './feedback';
 import { InfraGateError, judgeValidation, type Gates } from './gates';
 import { parseDraft } from './layout';
@@ -155,26 +156,32 @@ export async function generateTasks(req: GenerateRequest, deps: GenerateDeps): P
         return undefined;
       };
 
-      for (round = 1; round <= req.rounds && !accepted; round++) {
-        const stage = round === 1 ? 'generating' : 'repair';
-        emit({ slot, round, stage, message: round === 1 ? `task ${slot}/${req.count}: generating` : `task ${slot}/${req.count}: repairing (round ${round}/${req.rounds})`, tokens: 0 });
-        let pre = round === 1 ? firstTurns?.[slot - 1] : undefined;
-        if (pre instanceof Error) {
-          // A batch item that failed is asked again, streamed (a fault of the batch is not the task's).
-          emit({ slot, round, stage, message: `task ${slot}/${req.count}: ${pre.message}; asking again, streamed` });
-          pre = undefined;
-        }
-        const turn = pre ?? await deps.agent.turn(conv, signal, (tokens) => emit({ slot, round, stage, message: `task ${slot}/${req.count}: ${stage} — ${tokens} tokens`, tokens }));
-        usage = addUsage(usage, turn.usage);
-        cost = cost === undefined || turn.costUsd === undefined ? undefined : cost + turn.costUsd;
-        conv.addAnswer(turn);
-        const failure = await evaluate(turn, round);
-        if (!failure) break;
-        failures.push(failure);
-        emit({ slot, round, stage: failure.gate === 'audit' ? 'audit' : 'validate', message: `task ${slot}: ${failureReason(failure)}` });
-        if (round < req.rounds) conv.addFeedback(turn, formatFeedback(failure, round, req.rounds));
-      }
-      round = Math.min(round, req.rounds);
+      const outcome = await repairRounds<MetaTurn, GateFailure>({
+        rounds: req.rounds,
+        ask: async (r) => {
+          round = r;
+          const stage = r === 1 ? 'generating' : 'repair';
+          emit({ slot, round: r, stage, message: r === 1 ? `task ${slot}/${req.count}: generating` : `task ${slot}/${req.count}: repairing (round ${r}/${req.rounds})`, tokens: 0 });
+          let pre = r === 1 ? firstTurns?.[slot - 1] : undefined;
+          if (pre instanceof Error) {
+            // A batch item that failed is asked again, streamed (a fault of the batch is not the task's).
+            emit({ slot, round: r, stage, message: `task ${slot}/${req.count}: ${pre.message}; asking again, streamed` });
+            pre = undefined;
+          }
+          const turn = pre ?? await deps.agent.turn(conv, signal, (tokens) => emit({ slot, round: r, stage, message: `task ${slot}/${req.count}: ${stage} — ${tokens} tokens`, tokens }));
+          usage = addUsage(usage, turn.usage);
+          cost = cost === undefined || turn.costUsd === undefined ? undefined : cost + turn.costUsd;
+          conv.addAnswer(turn);
+          return turn;
+        },
+        check: evaluate,
+        onFailure: (failure, r) => {
+          failures.push(failure);
+          emit({ slot, round: r, stage: failure.gate === 'audit' ? 'audit' : 'validate', message: `task ${slot}: ${failureReason(failure)}` });
+        },
+        sendBack: (turn, failure, r) => conv.addFeedback(turn, formatFeedback(failure, r, req.rounds)),
+      });
+      round = outcome.rounds;
 
       if (accepted) {
         ids.push(path.basename(accepted));

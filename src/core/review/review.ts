@@ -1,9 +1,10 @@
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import type { Tool } from '@anthropic-ai/sdk/resources/messages/messages';
+import type { Message, Tool } from '@anthropic-ai/sdk/resources/messages/messages';
+import { sendBatch, type BatchItem, type BatchOptions } from '../llm/batch';
 import { toolUses } from '../llm/conversation';
-import type { ModelCaller, Usage } from '../llm/request';
+import { ZERO_USAGE, type ModelCaller, type ModelRequest, type Usage } from '../llm/request';
 import type { Finding } from '../model/finding';
 import type { Task } from '../model/task';
 import { locateQuote, type Evidence } from './evidence';
@@ -147,34 +148,76 @@ export interface ReviewOptions {
 
 interface CacheEntry { readonly answers: CriterionAnswer[]; readonly usage: Usage; readonly costUsd: number | null }
 
-/** Reviews one task (or reads its review from the cache when nothing changed). */
-export async function reviewTask(task: Task, o: ReviewOptions): Promise<TaskReview> {
+interface Prepared {
+  readonly task: Task;
+  readonly texts: readonly TaskText[];
+  readonly cacheFile?: string;
+  readonly cachedEntry?: CacheEntry;
+  readonly request: ModelRequest;
+}
+
+function prepare(task: Task, o: ReviewOptions): Prepared {
   const { texts, skipped } = taskTexts(task);
   const key = reviewKey(texts, o.rubric, o.caller.model);
   const cacheFile = o.cacheDir ? path.join(o.cacheDir, `${key}.json`) : undefined;
-  let entry: CacheEntry | undefined;
-  let cached = false;
-  let truncated = false;
+  let cachedEntry: CacheEntry | undefined;
   if (cacheFile && fs.existsSync(cacheFile)) {
-    try { entry = JSON.parse(fs.readFileSync(cacheFile, 'utf8')) as CacheEntry; cached = true; } catch { entry = undefined; }
+    try { cachedEntry = JSON.parse(fs.readFileSync(cacheFile, 'utf8')) as CacheEntry; } catch { cachedEntry = undefined; }
   }
-  if (!entry) {
-    const a = await o.caller.send({
-      system: reviewSystem(o.rubric), tools: [reviewTool(o.rubric)], answerTool: REVIEW_TOOL, singleCall: true, maxTokens: 8000,
-      messages: [{ role: 'user', content: `Task ${task.id} (${task.format}). Its files:\n\n${renderTexts(texts, skipped)}\n\nReview it against every criterion and answer with report_review.` }],
-    }, o.signal, o.onTokens);
-    truncated = a.truncated;
-    const call = toolUses(a.message.content).find((t) => t.name === REVIEW_TOOL);
-    entry = { answers: parseAnswers(call?.input), usage: a.usage, costUsd: a.costUsd ?? null };
-    if (cacheFile && !truncated && call) {
-      fs.mkdirSync(path.dirname(cacheFile), { recursive: true });
-      fs.writeFileSync(cacheFile, JSON.stringify(entry));
-    }
+  const request: ModelRequest = {
+    system: reviewSystem(o.rubric), tools: [reviewTool(o.rubric)], answerTool: REVIEW_TOOL, singleCall: true, maxTokens: 8000,
+    messages: [{ role: 'user', content: `Task ${task.id} (${task.format}). Its files:\n\n${renderTexts(texts, skipped)}\n\nReview it against every criterion and answer with report_review.` }],
+  };
+  return { task, texts, ...(cacheFile ? { cacheFile } : {}), ...(cachedEntry ? { cachedEntry } : {}), request };
+}
+
+/** The model's answer as a cache entry, written to the cache unless it was cut or called no tool. */
+function entryOf(p: Prepared, message: Message, usage: Usage, costUsd: number | undefined, truncated: boolean): CacheEntry {
+  const call = toolUses(message.content).find((t) => t.name === REVIEW_TOOL);
+  const entry: CacheEntry = { answers: parseAnswers(call?.input), usage, costUsd: costUsd ?? null };
+  if (p.cacheFile && !truncated && call) {
+    fs.mkdirSync(path.dirname(p.cacheFile), { recursive: true });
+    fs.writeFileSync(p.cacheFile, JSON.stringify(entry));
   }
-  const { findings, unsupportedClaims } = findingsOf(entry.answers, o.rubric, texts);
+  return entry;
+}
+
+function finish(p: Prepared, o: ReviewOptions, entry: CacheEntry, cached: boolean, truncated: boolean): TaskReview {
+  const { findings, unsupportedClaims } = findingsOf(entry.answers, o.rubric, p.texts);
   return {
-    task: task.id, model: o.caller.model, findings, answers: entry.answers, unsupported: unsupportedClaims.length, unsupportedClaims,
-    usage: cached ? { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 } : entry.usage, costUsd: cached ? 0 : entry.costUsd, cached,
+    task: p.task.id, model: o.caller.model, findings, answers: entry.answers, unsupported: unsupportedClaims.length, unsupportedClaims,
+    usage: cached ? ZERO_USAGE : entry.usage, costUsd: cached ? 0 : entry.costUsd, cached,
     ...(truncated ? { truncated } : {}),
   };
+}
+
+/** Reviews one task (or reads its review from the cache when nothing changed). */
+export async function reviewTask(task: Task, o: ReviewOptions): Promise<TaskReview> {
+  const p = prepare(task, o);
+  if (p.cachedEntry) return finish(p, o, p.cachedEntry, true, false);
+  const a = await o.caller.send(p.request, o.signal, o.onTokens);
+  return finish(p, o, entryOf(p, a.message, a.usage, a.costUsd, a.truncated), false, a.truncated);
+}
+
+/**
+ * Reviews many tasks with one Message Batch (half price) for those not in the cache. An item the
+ * batch could not answer is reviewed again, streamed (a fault of the batch is not the task's).
+ */
+export async function reviewTasksBatch(tasks: readonly Task[], o: ReviewOptions & BatchOptions): Promise<TaskReview[]> {
+  const prepared = tasks.map((t) => prepare(t, o));
+  const todo = prepared.map((p, i) => ({ p, id: `review-${i + 1}` })).filter((x) => !x.p.cachedEntry);
+  const items = todo.length ? await sendBatch(o.caller, todo.map((x) => ({ id: x.id, request: x.p.request })), o.signal, o) : new Map<string, BatchItem>();
+  const out: TaskReview[] = [];
+  for (const [i, p] of prepared.entries()) {
+    if (p.cachedEntry) { out.push(finish(p, o, p.cachedEntry, true, false)); continue; }
+    const item = items.get(`review-${i + 1}`);
+    if (!item || item instanceof Error) {
+      o.onStatus?.(`${p.task.id}: ${item?.message ?? 'no result in the batch'}; reviewing it streamed`);
+      out.push(await reviewTask(p.task, o));
+      continue;
+    }
+    const truncated = item.message.stop_reason === 'max_tokens';
+    out.push(finish(p, o, entryOf(p, item.message, item.usage, item.costUsd, truncated), false, truncated));
+  }
+  return out;
 }

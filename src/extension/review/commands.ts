@@ -7,11 +7,12 @@ import { pickTask } from '../commands/taskArg';
 import type { Ctx } from '../context';
 import { toDiagnostic } from '../diagnostics/convert';
 import { connectModel } from '../model/connect';
+import { REVIEW_SOURCE, shownReviewFindings } from './shown';
 
-/** Review diagnostics are apart from the audit's: their own source, and "model" in the message so the hover says who claims it. */
-export const REVIEW_SOURCE = 'taskwright-review';
+export { REVIEW_SOURCE } from './shown';
 
 const collections = new WeakMap<Ctx, vscode.DiagnosticCollection>();
+
 function reviewDiagnostics(ctx: Ctx): vscode.DiagnosticCollection {
   let c = collections.get(ctx);
   if (!c) { c = ctx.own(vscode.languages.createDiagnosticCollection(REVIEW_SOURCE)); collections.set(ctx, c); }
@@ -43,11 +44,13 @@ export const reviewTaskCommand: CommandSpec = {
       }
     });
     const byUri = new Map<string, { uri: vscode.Uri; list: vscode.Diagnostic[] }>();
+    const list = shownReviewFindings(ctx, task.dir);
     for (const f of review.findings) {
       const placed = toDiagnostic(task, f, () => undefined);
       placed.diagnostic.source = REVIEW_SOURCE;
       placed.diagnostic.message = `[model ${review.model}] ${f.message}`;
       const key = placed.uri.toString();
+      list.push({ uri: key, range: placed.diagnostic.range, message: placed.diagnostic.message, taskDir: task.dir, finding: f });
       const entry = byUri.get(key) ?? { uri: placed.uri, list: [] };
       entry.list.push(placed.diagnostic);
       byUri.set(key, entry);
