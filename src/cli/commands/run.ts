@@ -31,6 +31,7 @@ interface RunSetup {
   readonly checkpoint?: string;
   readonly timeoutPolicy: TimeoutPolicy;
   readonly maxInfraRate: number;
+  readonly concurrency: number;
   readonly resume?: ResumeSession;
 }
 
@@ -64,10 +65,10 @@ async function freshRun(args: ParsedArgs, io: CliIo, runtime: DockerodeRuntime, 
   const jobs: TrialJob[] = [];
   for (let a = 1; a <= attempts; a++) for (const t of targets) jobs.push({ task: t.task, taskPath: t.path, agent, attempt: a });
   io.err(`taskwright: ${targets.length} task(s) × ${attempts} attempt(s) with ${agent.spec}${timeoutPolicy !== 'fail' ? ` (timeout policy ${timeoutPolicy})` : ''}; results in ${path.relative(io.cwd, store.dir) || store.dir}`);
-  return { store, agent, jobs, retries, ...(checkpoint ? { checkpoint } : {}), timeoutPolicy, maxInfraRate };
+  return { store, agent, jobs, retries, ...(checkpoint ? { checkpoint } : {}), timeoutPolicy, maxInfraRate, concurrency };
 }
 
-async function resumedRun(args: ParsedArgs, io: CliIo, runtime: DockerodeRuntime, resultsDir: string): Promise<RunSetup | undefined> {
+async function resumedRun(args: ParsedArgs, io: CliIo, runtime: DockerodeRuntime, resultsDir: string, concurrency: number | undefined): Promise<RunSetup | undefined> {
   const prepared = await prepareResume(args, io, runtime, resultsDir, () => prepareEngine(runtime, io, resultsDir));
   if (!prepared) return undefined;
   const { session, agent, jobs } = prepared;
@@ -81,10 +82,17 @@ async function resumedRun(args: ParsedArgs, io: CliIo, runtime: DockerodeRuntime
   if (tidy.length) io.err(`taskwright: resuming ${params.id}: ${tidy.join('; ')}`);
   const why = Object.entries(plan.byReason).filter(([, n]) => n > 0).map(([k, n]) => `${n} ${k}`).join(', ');
   io.err(`taskwright: resuming ${params.id}: ${plan.done} of ${plan.planned} attempt(s) already have an outcome and are kept; ${plan.remaining.length} to run${why ? ` (${why})` : ''} with ${agent.spec}; results in ${rel}`);
-  if (jobs.length) session.store.beginResume({ startedAt: new Date().toISOString(), pid: process.pid, remaining: jobs.length });
+  try {
+    if (jobs.length) session.store.beginResume({ startedAt: new Date().toISOString(), pid: process.pid, remaining: jobs.length });
+  } catch (e) {
+    session.release();
+    throw e;
+  }
   return {
     store: session.store, agent, jobs, retries: params.retries, ...(params.checkpoint ? { checkpoint: params.checkpoint } : {}),
     timeoutPolicy: params.timeoutPolicy ?? DEFAULT_TIMEOUT_POLICY, maxInfraRate: params.maxInfraRate ?? DEFAULT_MAX_INFRA_RATE, resume: session,
+    // The run's own concurrency unless this invocation asks for another (it changes no trial's outcome).
+    concurrency: concurrency ?? params.concurrency,
   };
 }
 
@@ -94,7 +102,7 @@ export const runCommand: CliCommand = {
   usage: [
     'taskwright run PATH... --agent SPEC [--attempts N] [--concurrency C] [--retries R] [--timeout-policy fail|verifier]',
     '               [--max-infra-rate R] [--json] [--checkpoint LABEL] [--results DIR] [--verbose]',
-    'taskwright run --resume RUN [--concurrency C] [--results DIR] [--json] [--verbose]',
+    'taskwright run --resume RUN [--concurrency C] [--results DIR] [--json] [--verbose]   (C defaults to the run\'s)',
     '',
     '  --agent SPEC      oracle | nop (policy agents: see the README)',
     '  --attempts N      attempts per task (default 1)',
@@ -120,12 +128,13 @@ export const runCommand: CliCommand = {
     'timeout-policy': { type: 'string' }, 'max-infra-rate': { type: 'string' }, resume: { type: 'string' },
   },
   async run(args: ParsedArgs, io: CliIo): Promise<number> {
-    const concurrency = intOpt(args, 'concurrency', 2);
     const resultsDir = resultsDirOf(args, io);
+    // Checked first: nothing is taken over for a resume whose flags are wrong.
+    const concurrency = stringOpt(args, 'concurrency') !== undefined ? intOpt(args, 'concurrency', 2) : undefined;
     const runtime = new DockerodeRuntime();
     let setup: RunSetup | undefined;
     try {
-      setup = stringOpt(args, 'resume') !== undefined ? await resumedRun(args, io, runtime, resultsDir) : await freshRun(args, io, runtime, resultsDir, concurrency);
+      setup = stringOpt(args, 'resume') !== undefined ? await resumedRun(args, io, runtime, resultsDir, concurrency) : await freshRun(args, io, runtime, resultsDir, concurrency ?? 2);
     } catch (e) {
       if (!(e instanceof ResumeError)) throw e;
       io.err(`taskwright run: ${e.message}`);
@@ -133,20 +142,20 @@ export const runCommand: CliCommand = {
     }
     if (!setup) return 1;
     try {
-      return await execute(setup, runtime, args, io, concurrency);
+      return await execute(setup, runtime, args, io);
     } finally {
       setup.resume?.release();
     }
   },
 };
 
-async function execute(setup: RunSetup, runtime: DockerodeRuntime, args: ParsedArgs, io: CliIo, concurrency: number): Promise<number> {
+async function execute(setup: RunSetup, runtime: DockerodeRuntime, args: ParsedArgs, io: CliIo): Promise<number> {
   const { store, jobs } = setup;
   const rel = path.relative(io.cwd, store.dir) || store.dir;
   const runner = new TrialRunner({ runtime }, store);
   const json = boolOpt(args, 'json');
   const results = jobs.length ? await runner.runAll(jobs, {
-    concurrency, retries: setup.retries, signal: io.signal, timeoutPolicy: setup.timeoutPolicy, ...(setup.checkpoint ? { checkpoint: setup.checkpoint } : {}),
+    concurrency: setup.concurrency, retries: setup.retries, signal: io.signal, timeoutPolicy: setup.timeoutPolicy, ...(setup.checkpoint ? { checkpoint: setup.checkpoint } : {}),
     onOutput: boolOpt(args, 'verbose') ? (t) => io.err(t.replace(/\n$/, '')) : undefined,
     onTrial: (r) => { if (!json) io.err(formatRecord(r.record)); },
   }) : [];
