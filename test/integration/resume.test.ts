@@ -10,7 +10,7 @@ import { newRunId, readRun, RunStore, type RunParameters } from '../../src/core/
 import type { TimeoutPolicy } from '../../src/core/results/timeoutPolicy';
 import { DockerodeRuntime } from '../../src/core/sandbox/dockerRuntime';
 import { TrialRunner } from '../../src/core/sandbox/runner';
-import { LABEL, LABEL_PID, LABEL_RUN } from '../../src/core/sandbox/runtime';
+import { LABEL, LABEL_PID, LABEL_RUN, LABEL_TRIAL } from '../../src/core/sandbox/runtime';
 import { harborTask } from '../support/taskFolders';
 
 /**
@@ -75,17 +75,22 @@ function ledgerLines(runDir: string): number {
 }
 
 void describe('run --resume after kill -9 (integration)', () => {
-  void it('resumes a killed run: every attempt in the ledger exactly once, no verdict redone, no container left (integration)', async () => {
+  void it('resumes a killed run: every attempt in the ledger exactly once, no verdict redone, no container left (integration)', async (t) => {
     const task = harborTask(path.join(work, 'tasks', 'steady'), { 'solution/solve.sh': '#!/bin/bash\nsleep 8\necho hello > /app/greeting.txt\n' });
     const results = path.join(work, 'runs');
     const attempts = 4;
     const first = cliRun(['run', path.relative(work, task), '--agent', 'oracle', '--attempts', String(attempts), '--concurrency', '1', '--results', results], work);
-    // Kill it once at least one trial is recorded and the next one's container is running.
+    // Kill it once at least one trial is recorded and a trial not yet recorded has its container
+    // (not the recorded one's, which is removed right after its line is written).
     let runDir: string | undefined;
+    const inFlight = async (dir: string): Promise<number> => {
+      const recorded = new Set(readRun(dir).trials.map((t) => t.trial));
+      return (await runtime.listByLabel(LABEL)).filter((c) => c.labels[LABEL_PID] === String(first.child.pid) && !recorded.has(c.labels[LABEL_TRIAL] ?? '')).length;
+    };
     for (let i = 0; i < 1800; i++) {
       const m = /results in (\S+)/.exec(first.stderr());
       if (m) runDir = path.resolve(work, m[1] as string);
-      if (runDir && ledgerLines(runDir) >= 1 && (await containersOf(LABEL_PID, String(first.child.pid))).length === 1) break;
+      if (runDir && ledgerLines(runDir) >= 1 && (await inFlight(runDir)) === 1) break;
       await sleep(100);
     }
     assert.ok(runDir, first.stderr());
@@ -100,8 +105,10 @@ void describe('run --resume after kill -9 (integration)', () => {
     const kept = readRun(runDir).trials.map((t) => t.trial);
 
     // Resumed from another folder: run.json knows where the task paths are relative to.
+    const resumeStarted = Date.now();
     const second = cliRun(['run', '--resume', runDir], root);
     assert.equal(await second.exited, 0, second.stderr());
+    t.diagnostic(`figures: killed after ${kept.length} of ${attempts} attempt(s) recorded; the resume ran ${attempts - kept.length} in ${((Date.now() - resumeStarted) / 1000).toFixed(1)} s`);
     assert.match(second.stderr(), new RegExp(`resuming ${runId}: .*removed 1 container\\(s\\) it left`));
     assert.match(second.stderr(), /cut a torn last line/);
     assert.match(second.stderr(), new RegExp(`${kept.length} of ${attempts} attempt\\(s\\) already have an outcome and are kept; ${attempts - kept.length} to run`));
