@@ -136,6 +136,16 @@ void describe('resume: taking over a killed run', () => {
     assert.equal(again.recovered, 0);
   });
 
+  void it('takes over the lock a killed resumer left, and refuses one whose holder lives', async () => {
+    const store = runFolder();
+    fs.writeFileSync(path.join(store.dir, 'resume.lock'), '999999\n');
+    const s = await openForResume(new FakeRuntime(), store.dir, { ...deadOwner(), alive: (pid) => pid !== 999_999 && pid !== 4242 });
+    s.release();
+    assert.equal(fs.existsSync(path.join(store.dir, 'resume.lock')), false, 'released');
+    fs.writeFileSync(path.join(store.dir, 'resume.lock'), '31337\n');
+    await assert.rejects(openForResume(new FakeRuntime(), store.dir, { ...deadOwner(), alive: (pid) => pid === 31337 }), /being resumed by pid 31337/);
+  });
+
   void it('refuses a validate run, and a run whose owner lives', async () => {
     const v = runFolder({ kind: 'validate' });
     await assert.rejects(openForResume(new FakeRuntime(), v.dir, deadOwner()), /validate run/);
