@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { Readable } from 'node:stream';
-import { before, describe, it } from 'node:test';
+import { after, before, describe, it } from 'node:test';
 import type { Agent, AgentResult, TrialSession } from '../../src/core/agents/agent';
 import { NopAgent } from '../../src/core/agents/nop';
 import type { CliIo } from '../../src/cli/command';
@@ -65,6 +65,10 @@ let tmp: string;
 before(() => {
   tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'tw-resume-'));
   process.env.TASKWRIGHT_LEASE_DIR = path.join(tmp, 'leases');
+});
+
+after(() => {
+  fs.rmSync(tmp, { recursive: true, force: true });
 });
 
 function rec(task: string, attempt: number, outcome: TrialRecord['outcome'], extra: Partial<TrialRecord> = {}): TrialRecord {
