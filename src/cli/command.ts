@@ -59,3 +59,12 @@ export function choiceOpt<T extends string>(args: ParsedArgs, name: string, choi
   if (!(choices as readonly string[]).includes(v)) throw new UsageError(`--${name} takes one of ${choices.join('|')} (got '${v}')`);
   return v as T;
 }
+
+/** A share from 0 to 1 (`0`, `0.05`, `.5`, `1`): anything else (`5%`, `1e-2`, `2`) is refused. */
+export function rateOpt(args: ParsedArgs, name: string, fallback: number): number {
+  const v = stringOpt(args, name);
+  if (v === undefined) return fallback;
+  const n = /^\s*(\d+(\.\d*)?|\.\d+)\s*$/.test(v) ? Number(v) : NaN;
+  if (!Number.isFinite(n) || n < 0 || n > 1) throw new UsageError(`--${name} takes a share from 0 to 1, e.g. 0.05 (got '${v}')`);
+  return n;
+}

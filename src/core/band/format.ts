@@ -1,4 +1,12 @@
+import type { TimeoutPolicySummary } from '../results/timeoutPolicy';
 import { BANDS, type BandReport, type ModelBandReport, type TaskBandRow } from './types';
+
+/** How the header says what an agent timeout meant (`--timeout-policy`). */
+const POLICY_TEXT: Readonly<Record<TimeoutPolicySummary, string>> = {
+  fail: 'failed attempts (timeout policy fail)',
+  verifier: 'graded by the verifier (timeout policy verifier)',
+  mixed: 'mixed (timeout policy mixed: some trials fail on a timeout, some let the verifier decide)',
+};
 
 const pct = (x: number | null | undefined): string => (x === null || x === undefined ? '—' : `${(x * 100).toFixed(1)}%`);
 const num3 = (x: number | null | undefined): string => (x === null || x === undefined ? '' : x.toFixed(4));
@@ -22,12 +30,12 @@ function taskLine(t: TaskBandRow, k: number): string {
 export function renderBandText(report: BandReport, options: { readonly tasks?: boolean } = {}): string {
   const lines: string[] = [];
   const th = report.thresholds;
-  lines.push(`pass@${report.k}${th ? `, band on success rate: too hard ≤ ${th.low}, too easy ≥ ${th.high}` : ''}`);
+  lines.push(`pass@${report.k}${th ? `, band on success rate: too hard ≤ ${th.low}, too easy ≥ ${th.high}` : ''}${report.timeoutPolicy ? `; agent timeouts: ${POLICY_TEXT[report.timeoutPolicy]}` : ''}`);
   if (report.models.length === 0) lines.push('no rollout trials found');
   for (const m of report.models) {
     lines.push('');
     const iv = m.interval ? ` [${pct(m.interval[0])}, ${pct(m.interval[1])}]` : '';
-    lines.push(`${modelTitle(m)}: mean pass@${report.k} ${pct(m.meanPassAtK)}${iv} over ${m.tasks.filter((t) => t.passAtK !== null).length} task(s); infra errors ${m.infraErrors} (not counted as attempts)`);
+    lines.push(`${modelTitle(m)}: mean pass@${report.k} ${pct(m.meanPassAtK)}${iv} over ${m.tasks.filter((t) => t.passAtK !== null).length} task(s); infra errors ${m.infraErrors} (not counted as attempts)${m.timeoutPolicy ? `; timeout policy ${m.timeoutPolicy}` : ''}`);
     lines.push(`  ${BANDS.map((b) => `${b} ${m.counts[b]}`).join(' · ')}`);
     if (options.tasks !== false) for (const t of m.tasks) lines.push(taskLine(t, report.k));
   }
@@ -47,13 +55,13 @@ function csvCell(v: string | number | null | undefined): string {
 
 /** One row per (model, checkpoint, task). */
 export function renderBandCsv(report: BandReport): string {
-  const head = ['model', 'checkpoint', 'task', 'path', 'attempts', 'successes', 'infra_errors', 'possibly_infra', 'pass_at_1', `pass_at_${report.k}`, 'wilson_low', 'wilson_high', 'band', 'pending', 'verifier_oom'];
+  const head = ['model', 'checkpoint', 'task', 'path', 'attempts', 'successes', 'infra_errors', 'possibly_infra', 'pass_at_1', `pass_at_${report.k}`, 'wilson_low', 'wilson_high', 'band', 'pending', 'verifier_oom', 'timeout_policy'];
   const rows = [head.join(',')];
   for (const m of report.models) {
     for (const t of m.tasks) {
       rows.push([
         m.model, m.checkpoint ?? '', t.id, t.path, t.attempts, t.successes, t.infraErrors, t.possiblyInfra ?? 0,
-        num3(t.passAt1), num3(t.passAtK), num3(t.interval?.[0]), num3(t.interval?.[1]), t.band, t.pending ? 'yes' : '', t.verifierOom ?? 0,
+        num3(t.passAt1), num3(t.passAtK), num3(t.interval?.[0]), num3(t.interval?.[1]), t.band, t.pending ? 'yes' : '', t.verifierOom ?? 0, m.timeoutPolicy ?? '',
       ].map(csvCell).join(','));
     }
   }

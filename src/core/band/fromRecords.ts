@@ -1,4 +1,5 @@
-import path from 'node:path';
+import { recordTaskId, recordTaskKey } from '../results/taskKey';
+import { attemptSucceeded, recordTimeoutPolicy, summarizePolicies, type TimeoutPolicy } from '../results/timeoutPolicy';
 import type { TrialRecord } from '../results/trial';
 import type { ModelTally, TaskTally } from './report';
 
@@ -28,18 +29,7 @@ export function recordModel(r: Pick<TrialRecord, 'model' | 'agent'>): string {
   return r.model ?? r.agent;
 }
 
-export function recordTaskId(r: Pick<TrialRecord, 'task' | 'taskId'>): string {
-  return r.taskId ?? path.basename(r.task.replace(/[\\/]+$/, ''));
-}
-
-/**
- * What tells tasks apart when counting: the task's path as recorded (normalised), never its folder
- * name or id alone — `a/hello` and `b/hello` are two tasks. Imports without a path use their name.
- */
-export function recordTaskKey(r: Pick<TrialRecord, 'task' | 'taskId'>): string {
-  const p = r.task.replace(/\\/g, '/').replace(/\/+$/, '').replace(/^(\.\/)+/, '');
-  return p || recordTaskId(r);
-}
+export { recordTaskId, recordTaskKey };
 
 interface MutableTask {
   id: string;
@@ -59,6 +49,8 @@ interface MutableModel {
   checkpoint?: string;
   agents: Set<string>;
   sources: Set<string>;
+  /** The timeout policy of every record counted (one, or `mixed` in the report). */
+  policies: Set<TimeoutPolicy>;
   tasks: Map<string, MutableTask>;
 }
 
@@ -68,8 +60,9 @@ function lastTry(trials: readonly TrialRecord[]): TrialRecord {
 
 /**
  * Counts trials into per-(model, checkpoint) task tallies. An attempt is the last try of its attempt
- * number in its source: a verdict there makes it a valid attempt (passed = success; failed, agent
- * timeout, verifier timeout or error = the policy's failed attempt); an infra error there leaves the
+ * number in its source: a verdict there makes it a valid attempt (passed = success, unless the agent
+ * timed out under the `fail` timeout policy; failed, agent timeout, verifier timeout or error = the
+ * policy's failed attempt); an infra error there leaves the
  * denominator; a cancelled trial is no attempt. A task whose attempts are not all in is `pending`,
  * so pass@k is never computed from the attempts that happened to finish first.
  */
@@ -83,11 +76,12 @@ export function tallyRecords(sets: readonly RecordSet[], filter: RecordFilter = 
       const mkey = `${model}\u0000${r.checkpoint ?? ''}`;
       let m = models.get(mkey);
       if (!m) {
-        m = { model, ...(r.checkpoint !== undefined ? { checkpoint: r.checkpoint } : {}), agents: new Set(), sources: new Set(), tasks: new Map() };
+        m = { model, ...(r.checkpoint !== undefined ? { checkpoint: r.checkpoint } : {}), agents: new Set(), sources: new Set(), policies: new Set(), tasks: new Map() };
         models.set(mkey, m);
       }
       m.agents.add(r.agent);
       m.sources.add(set.source);
+      m.policies.add(recordTimeoutPolicy(r));
       const id = recordTaskId(r);
       const key = recordTaskKey(r);
       let t = m.tasks.get(key);
@@ -113,6 +107,7 @@ export function tallyRecords(sets: readonly RecordSet[], filter: RecordFilter = 
     ...(m.checkpoint !== undefined ? { checkpoint: m.checkpoint } : {}),
     ...(m.agents.size === 1 ? { agent: [...m.agents][0]! } : {}),
     sources: [...m.sources].sort(),
+    timeoutPolicy: summarizePolicies(m.policies) ?? 'fail',
     tasks: [...m.tasks.values()].map(finishTask),
   }));
 }
@@ -140,7 +135,8 @@ function finishTask(t: MutableTask): TaskTally {
       continue;
     }
     attempts++;
-    if (last.outcome === 'passed') successes++;
+    // By the record's own timeout policy: under `fail` an agent that timed out never succeeds.
+    if (attemptSucceeded(last)) successes++;
     inBySource.set(source, (inBySource.get(source) ?? 0) + 1);
   }
   for (const [source, set] of t.expected) {

@@ -1,3 +1,4 @@
+import { summarizePolicies, type TimeoutPolicySummary } from '../results/timeoutPolicy';
 import { classifyBand, DEFAULT_BAND_THRESHOLDS, DEFAULT_K } from './classify';
 import { bootstrapMeanInterval, mean, passAtK, wilsonInterval, type BootstrapOptions } from './stats';
 import { BANDS, type Band, type BandReport, type BandThresholds, type ModelBandReport, type TaskBandRow } from './types';
@@ -23,6 +24,8 @@ export interface ModelTally {
   readonly checkpoint?: string;
   readonly agent?: string;
   readonly sources: readonly string[];
+  /** What an agent timeout meant in the trials counted (`mixed` when their records differ). */
+  readonly timeoutPolicy?: TimeoutPolicySummary;
   readonly tasks: readonly TaskTally[];
 }
 
@@ -92,6 +95,7 @@ export function modelReport(m: ModelTally, options: BandOptions = {}): ModelBand
     tasks: rows,
     ...(m.agent !== undefined ? { agent: m.agent } : {}),
     sources: m.sources,
+    ...(m.timeoutPolicy !== undefined ? { timeoutPolicy: m.timeoutPolicy } : {}),
     inBandShare: rolled > 0 ? counts['in-band'] / rolled : null,
   };
 }
@@ -100,5 +104,8 @@ export function bandReport(models: readonly ModelTally[], options: BandOptions =
   const k = options.k ?? DEFAULT_K;
   const thresholds = options.thresholds ?? DEFAULT_BAND_THRESHOLDS;
   const sorted = [...models].sort((a, b) => collator.compare(a.model, b.model) || collator.compare(a.checkpoint ?? '', b.checkpoint ?? ''));
-  return { version: 1, k, thresholds, models: sorted.map((m) => modelReport(m, { ...options, k, thresholds })) };
+  const reports = sorted.map((m) => modelReport(m, { ...options, k, thresholds }));
+  // One policy across the report, or `mixed`: a band over trials graded two ways says so at the top.
+  const policy = reports.some((m) => m.timeoutPolicy === 'mixed') ? 'mixed' : summarizePolicies(reports.flatMap((m) => (m.timeoutPolicy && m.timeoutPolicy !== 'mixed' ? [m.timeoutPolicy] : [])));
+  return { version: 1, k, thresholds, ...(policy ? { timeoutPolicy: policy } : {}), models: reports };
 }

@@ -1,3 +1,5 @@
+import type { TimeoutPolicySummary } from '../results/timeoutPolicy';
+
 /** Solvability band of one task for one model. */
 export type Band = 'too-easy' | 'in-band' | 'too-hard' | 'broken' | 'insufficient';
 export const BANDS: readonly Band[] = ['too-easy', 'in-band', 'too-hard', 'broken', 'insufficient'];
@@ -45,6 +47,8 @@ export interface ModelBandReport {
   readonly sources?: readonly string[];
   /** Share of in-band tasks among the tasks that have a band from rollouts (too-easy, in-band, too-hard). */
   readonly inBandShare?: number | null;
+  /** What an agent timeout meant in these trials: `fail`, `verifier`, or `mixed` when records differ. */
+  readonly timeoutPolicy?: TimeoutPolicySummary;
 }
 
 /** `taskwright band --format json` and the band panel's data. */
@@ -52,6 +56,8 @@ export interface BandReport {
   readonly version: 1;
   readonly k: number;
   readonly thresholds?: BandThresholds;
+  /** What an agent timeout meant across the report's trials (`mixed` when they differ). */
+  readonly timeoutPolicy?: TimeoutPolicySummary;
   readonly models: readonly ModelBandReport[];
   /** Per model with more than one checkpoint: mean pass@k per checkpoint and the saturation flag. */
   readonly series?: readonly CheckpointSeries[];

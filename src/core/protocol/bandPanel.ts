@@ -9,6 +9,7 @@
  */
 import { decodeReport, encodeReport, type WireReport } from './bandWire';
 import { BANDS, type Band, type BandReport, type BandThresholds, type CheckpointSeries, type ModelBandReport, type TaskBandRow } from '../band/types';
+import { TIMEOUT_POLICY_SUMMARIES } from '../results/timeoutPolicy';
 
 export const BAND_PANEL_VIEW_TYPE = 'taskwright.bandPanel';
 
@@ -128,12 +129,14 @@ function isModelReport(v: unknown): v is ModelBandReport {
   if (v.agent !== undefined && !isStr(v.agent, 2048)) return false;
   if (v.sources !== undefined && !(Array.isArray(v.sources) && v.sources.every((x) => isStr(x)))) return false;
   if (v.inBandShare !== undefined && !isUnitOrNull(v.inBandShare)) return false;
+  if (v.timeoutPolicy !== undefined && !(TIMEOUT_POLICY_SUMMARIES as readonly unknown[]).includes(v.timeoutPolicy)) return false;
   return Array.isArray(v.tasks) && v.tasks.every(isTaskRow);
 }
 
 export function isBandReport(v: unknown): v is BandReport {
   return isRec(v) && v.version === 1 && isCount(v.k) && v.k >= 1
     && (v.thresholds === undefined || isThresholds(v.thresholds))
+    && (v.timeoutPolicy === undefined || (TIMEOUT_POLICY_SUMMARIES as readonly unknown[]).includes(v.timeoutPolicy))
     && Array.isArray(v.models) && v.models.every(isModelReport)
     && (v.series === undefined || (Array.isArray(v.series) && v.series.every(isSeries)));
 }

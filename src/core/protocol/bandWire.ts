@@ -88,6 +88,7 @@ export function encodeReport(report: BandReport): WireReport {
   const head: Omit<BandReport, 'models'> = {
     version: report.version, k: report.k,
     ...(report.thresholds ? { thresholds: report.thresholds } : {}),
+    ...(report.timeoutPolicy ? { timeoutPolicy: report.timeoutPolicy } : {}),
     ...(report.series ? { series: report.series } : {}),
   };
   return { wire: 1, report: head, ids, paths, models };

@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { RUN_FILE, TRIALS_FILE, type RunParameters } from './store';
+import { repairTrialsFile, RUN_FILE, TRIALS_FILE, type RunParameters } from './store';
 import { TRIAL_OUTCOMES, type TrialRecord } from './trial';
 
 /**
@@ -77,12 +77,12 @@ export function recoverRuns(resultsDir: string, isLive: (params: RunParameters |
     if (isLive(params, dir)) continue;
     const missing = unrecordedTrials(dir, recordedIds(file));
     if (!missing.length) continue;
-    // A torn last line (the killed writer) must not swallow the first recovered record.
-    const text = fs.readFileSync(file, 'utf8');
-    const lead = text.length && !text.endsWith('\n') ? '\n' : '';
+    // A torn last line (the killed writer) is cut first: it must neither swallow the first recovered
+    // record nor stay behind as a damaged line in the middle of the ledger.
+    repairTrialsFile(file);
     const fd = fs.openSync(file, 'a');
     try {
-      fs.writeSync(fd, lead + missing.map((r) => JSON.stringify(r)).join('\n') + '\n');
+      fs.writeSync(fd, missing.map((r) => JSON.stringify(r)).join('\n') + '\n');
       fs.fsyncSync(fd);
     } finally {
       fs.closeSync(fd);

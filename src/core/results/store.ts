@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { DiskFullError, guardWrite, isDiskFull } from './diskFull';
 import { unrecordedTrials } from './recover';
+import type { TimeoutPolicy } from './timeoutPolicy';
 import { TRIAL_OUTCOMES, type TrialRecord } from './trial';
 
 /**
@@ -24,6 +25,21 @@ export interface RunParameters {
   readonly endpoint?: string;
   readonly pid: number;
   readonly counts?: Readonly<Record<string, number>>;
+  /** What an agent timeout means in this run (absent in runs written before the policy: `fail`). */
+  readonly timeoutPolicy?: TimeoutPolicy;
+  /** The share of attempts the run may lose to infrastructure before it exits non-zero. */
+  readonly maxInfraRate?: number;
+  /** The folder the task paths in `tasks` are relative to (a resume from elsewhere still finds them). */
+  readonly cwd?: string;
+  /** Each `run --resume` of this run: when, by which process, and how many attempts it had left. */
+  readonly resumes?: readonly RunResume[];
+}
+
+export interface RunResume {
+  readonly startedAt: string;
+  readonly pid: number;
+  readonly remaining: number;
+  readonly finishedAt?: string;
 }
 
 export const TRIALS_FILE = 'trials.jsonl';
@@ -119,6 +135,39 @@ export class RunStore {
     return this.params.id;
   }
 
+  get parameters(): RunParameters {
+    return this.params;
+  }
+
+  /**
+   * Marks the run live again for a resume: `finishedAt` and the counts go (readers take the run for
+   * one still going), and the resume is listed. The original parameters stay as they were.
+   */
+  beginResume(resume: RunResume): void {
+    const { finishedAt: _f, counts: _c, ...rest } = this.params;
+    this.params = { ...rest, resumes: [...(this.params.resumes ?? []), resume] };
+    writeJsonAtomic(path.join(this.dir, RUN_FILE), this.params);
+  }
+
+  /**
+   * The highest sequence number among the trial folders (`007-task-agent-a1` → 7): a runner on a
+   * reopened store numbers its trials after it, so no folder or trial id is ever reused.
+   */
+  lastTrialSeq(): number {
+    let max = 0;
+    let names: string[] = [];
+    try {
+      names = fs.readdirSync(path.join(this.dir, 'trials'));
+    } catch {
+      return 0;
+    }
+    for (const n of names) {
+      const m = /^(\d+)-/.exec(n);
+      if (m) max = Math.max(max, Number(m[1]));
+    }
+    return max;
+  }
+
   /** Folder for one trial's logs (created); the record stores it relative to the run folder. */
   trialDir(trialId: string): string {
     const d = path.join(this.dir, 'trials', trialId);
@@ -153,7 +202,13 @@ export class RunStore {
   }
 
   finish(counts: Readonly<Record<string, number>>): void {
-    this.params = { ...this.params, finishedAt: new Date().toISOString(), counts };
+    const finishedAt = new Date().toISOString();
+    const resumes = this.params.resumes;
+    const last = resumes?.[resumes.length - 1];
+    this.params = {
+      ...this.params, finishedAt, counts,
+      ...(resumes && last && !last.finishedAt ? { resumes: [...resumes.slice(0, -1), { ...last, finishedAt }] } : {}),
+    };
     try {
       writeJsonAtomic(path.join(this.dir, RUN_FILE), this.params);
     } finally {

@@ -1,3 +1,5 @@
+import type { TimeoutPolicy } from './timeoutPolicy';
+
 /**
  * The results store's record of one finished trial (one line of `.taskwright/runs/<run>/trials.jsonl`).
  * Every trial ends as exactly one outcome; `infra-error` is the harness's fault and never counts as
@@ -75,6 +77,10 @@ export interface TrialRecord {
   readonly usage?: { readonly input: number; readonly output: number; readonly cacheRead?: number; readonly cacheWrite?: number };
   readonly costUsd?: number;
   readonly steps?: number;
+  /** What an agent timeout meant for this trial (absent in records written before the policy: `fail`). */
+  readonly timeoutPolicy?: TimeoutPolicy;
+  /** The agent's phase hit the task's agent timeout (under `verifier`, the outcome is the verifier's). */
+  readonly agentTimedOut?: boolean;
   /** Written from the trial's own `record.json` after the process died between verdict and record. */
   readonly recovered?: boolean;
 }

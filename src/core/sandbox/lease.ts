@@ -31,6 +31,16 @@ export function leaseState(runId: string, now = Date.now(), dir = leaseDir(), re
   }
 }
 
+/** Who wrote a run's lease file (pid and host), when it can be read. */
+export function leaseOwner(runId: string, dir = leaseDir()): { readonly pid?: number; readonly host?: string } | undefined {
+  try {
+    const v = JSON.parse(fs.readFileSync(leaseFile(dir, runId), 'utf8')) as { pid?: unknown; host?: unknown };
+    return { ...(typeof v.pid === 'number' ? { pid: v.pid } : {}), ...(typeof v.host === 'string' ? { host: v.host } : {}) };
+  } catch {
+    return undefined;
+  }
+}
+
 /** Held by a running `TrialRunner`; nested holds of the same run share one file. */
 export class RunLease {
   private timer: NodeJS.Timeout | undefined;
@@ -55,7 +65,7 @@ export class RunLease {
       fs.utimesSync(this.file, t, t);
     } catch {
       // Removed under us (a tmp cleaner): write it again, or the reaper would take the run for dead.
-      try { fs.writeFileSync(this.file, `${JSON.stringify({ run: this.runId, pid: process.pid })}\n`); } catch { /* the next refresh tries again */ }
+      try { fs.writeFileSync(this.file, `${JSON.stringify({ run: this.runId, pid: process.pid, host: os.hostname() })}\n`); } catch { /* the next refresh tries again */ }
     }
   }
 

@@ -1,3 +1,4 @@
+import type { TimeoutPolicy } from '../results/timeoutPolicy';
 import type { InfraKind, TrialOutcome } from '../results/trial';
 
 /**
@@ -16,6 +17,8 @@ export interface TrialFacts {
   /** The engine reported a new OOM kill while the verifier ran (the flag was clear after the agent phase). */
   readonly verifierOom?: boolean;
   readonly agentTimedOut?: boolean;
+  /** `verifier`: an agent timeout does not decide the outcome, the verifier's verdict after it does. */
+  readonly timeoutPolicy?: TimeoutPolicy;
   readonly verifierTimedOut?: boolean;
   /** The task's own files cannot be used as they are (a path that leaves the task): no verdict possible. */
   readonly taskProblem?: { readonly rule: string; readonly message: string };
@@ -46,7 +49,7 @@ export function classifyTrial(f: TrialFacts): Classified {
     if (f.containerDied.phase === 'verifier' && f.containerDied.oomKilled) return { outcome: 'verifier-oom', reward: null };
     return { outcome: f.containerDied.phase === 'agent' ? 'agent-error' : 'verifier-error', reward: null };
   }
-  if (f.agentTimedOut) return { outcome: 'agent-timeout', reward: null };
+  if (f.agentTimedOut && f.timeoutPolicy !== 'verifier') return { outcome: 'agent-timeout', reward: null };
   if (f.verifierOom) return { outcome: 'verifier-oom', reward: null };
   if (f.verifierTimedOut) return { outcome: 'verifier-timeout', reward: null };
   if (f.reward === undefined || f.reward === null || !Number.isFinite(f.reward)) return { outcome: 'verifier-error', reward: null };

@@ -1,6 +1,7 @@
 import path from 'node:path';
 import type { Agent } from '../agents/agent';
 import type { Task } from '../model/task';
+import type { TimeoutPolicy } from '../results/timeoutPolicy';
 import type { TrialRecord } from '../results/trial';
 import { isDiskFull } from '../results/diskFull';
 import type { RunStore } from '../results/store';
@@ -22,6 +23,8 @@ export interface TrialJob {
   /** Short label used in the trial id (e.g. `oracle`, `nop`, `probe-conftest`). */
   readonly label?: string;
   readonly beforeVerifier?: BeforeVerifierHook;
+  /** The try number of this job's first trial (a resumed attempt continues after its recorded tries). */
+  readonly firstTry?: number;
 }
 
 export interface RunOptions {
@@ -30,6 +33,8 @@ export interface RunOptions {
   readonly retries: number;
   readonly retryBaseMs?: number;
   readonly checkpoint?: string;
+  /** What an agent timeout means for every trial of the run (default `fail`). */
+  readonly timeoutPolicy?: TimeoutPolicy;
   readonly signal?: AbortSignal;
   readonly onOutput?: (text: string) => void;
   readonly onTrial?: (result: TrialResult, job: TrialJob) => void;
@@ -59,7 +64,7 @@ function safe(s: string): string {
  */
 export class TrialRunner {
   readonly images: ImageCache;
-  private seq = 0;
+  private seq: number;
   private readonly lease: RunLease;
   /** Set when the run had to stop early (a full disk, a frozen engine, a refused key): the one message to show. */
   private stopReason: string | undefined;
@@ -69,6 +74,8 @@ export class TrialRunner {
   constructor(private readonly deps: SandboxDeps, private readonly store: RunStore) {
     this.images = deps.images ?? new ImageCache(deps.runtime);
     this.lease = new RunLease(store.id);
+    // A resumed run's trial ids go on after the ones its folder already holds: none is reused.
+    this.seq = store.lastTrialSeq();
   }
 
   /** Why the run stopped before its jobs were done, if it did. */
@@ -113,7 +120,9 @@ export class TrialRunner {
     // Tries lost with an engine the pool drained: redone elsewhere at once, not charged to `retries`
     // (bounded, so a pool whose engines all die ends the attempt as an infra error).
     let drainRedos = 0;
-    for (let t = 1; ; t++) {
+    // A resumed attempt numbers its tries after the ones already in the ledger.
+    const first = job.firstTry ?? 1;
+    for (let t = first; ; t++) {
       if (this.stopReason !== undefined) return results;
       const trialId = `${String(n).padStart(3, '0')}-${safe(job.task.id)}-${safe(job.label ?? job.agent.spec)}-a${job.attempt}${t > 1 ? `-t${t}` : ''}`;
       let result: TrialResult;
@@ -124,7 +133,7 @@ export class TrialRunner {
         const logDir = this.store.trialDir(trialId);
         result = await runTrial({ runtime: this.deps.runtime, images: this.images }, {
           task: job.task, taskPath: job.taskPath, agent: job.agent, runId: this.store.id, trialId,
-          attempt: job.attempt, try: t, checkpoint: opts.checkpoint, logDir,
+          attempt: job.attempt, try: t, checkpoint: opts.checkpoint, logDir, timeoutPolicy: opts.timeoutPolicy,
           logsRel: path.relative(this.store.dir, logDir).split(path.sep).join('/'),
           beforeVerifier: job.beforeVerifier, onOutput: opts.onOutput, signal,
           record: (r) => { saved = this.save(r); }, leased: true,
@@ -146,8 +155,9 @@ export class TrialRunner {
       if (kind && RUN_STOPPING_KINDS.has(kind)) { this.stop(result.record.infra?.message ?? kind); return results; }
       const lost = result.record.outcome === 'infra-error' && this.deps.runtime.lostToDrain?.(trialId) === true && drainRedos < MAX_DRAIN_REDOS;
       if (lost) drainRedos++;
-      if ((!result.retryable && !lost) || t - drainRedos > opts.retries || signal.aborted) return results;
-      if (!lost) await sleep(retryDelayMs(t - drainRedos, opts.retryBaseMs ?? 1000), signal);
+      const retriesUsed = t - first + 1 - drainRedos;
+      if ((!result.retryable && !lost) || retriesUsed > opts.retries || signal.aborted) return results;
+      if (!lost) await sleep(retryDelayMs(retriesUsed, opts.retryBaseMs ?? 1000), signal);
     }
   }
 

@@ -8,17 +8,19 @@ import { planFor, type VerifierVerdict } from './formats';
 import type { ImageCache } from './image';
 import { limitsFor } from './limits';
 import { writeRecordFile } from '../results/recover';
+import { DEFAULT_TIMEOUT_POLICY, type TimeoutPolicy } from '../results/timeoutPolicy';
+import { stopAgentCommands } from './stopAgent';
 import { freshHarnessDirs } from './harnessDirs';
 import { classifyTrial, containerFault, deathPhase, type TrialFacts, type TrialPhase } from './outcome';
 import {
   InfraError, LABEL, LABEL_HOST, LABEL_LEASE, LABEL_PID, LABEL_RUN, LABEL_TASK, LABEL_TRIAL, type ContainerRuntime,
 } from './runtime';
 import { ContainerSession } from './session';
-import type { Readable } from 'node:stream';
 import { isDiskFull } from '../results/diskFull';
 import { CappedLog } from './cappedLog';
 import { PathOutsideTaskError } from './contain';
-import { entriesFromDir, entryFromFile, packTar, tarStream, type TarEntry } from './tar';
+import { packTar } from './tar';
+import { testsArchive } from './testsArchive';
 import { CappedBytes, readTarStream } from './tarReader';
 
 /** Reward files are a number or a small JSON object: more than this is not a reward file. */
@@ -52,6 +54,8 @@ export interface TrialRequest {
   readonly record?: (record: TrialRecord) => void;
   /** The run keeps a lease the reaper can judge its containers by (`lease.ts`). */
   readonly leased?: boolean;
+  /** What an agent timeout means (default `fail`: a failed attempt, no verifier). */
+  readonly timeoutPolicy?: TimeoutPolicy;
 }
 
 export interface TrialContext {
@@ -85,38 +89,6 @@ function containerName(runId: string, trialId: string): string {
   return `tw-${runId}-${trialId}`.toLowerCase().replace(/[^a-z0-9_.-]+/g, '-').slice(0, 120);
 }
 
-/**
- * The verifier's files as one archive extracted at `/`: the harness folders (again, harmlessly, if
- * the agent phase created them) and the tests under `testsTarget`.
- */
-function testsArchive(task: Task, testsTarget: string, dirs: readonly string[], extra: readonly (readonly [string, string])[]): Readable {
-  const target = testsTarget.replace(/^\/+/, '');
-  const testsDir = path.resolve(task.dir, task.verifier.testsDir);
-  const entries: TarEntry[] = dirs.map((d) => ({ name: d.replace(/^\/+/, ''), mode: 0o755, type: 'dir' as const }));
-  // Every path is checked before anything is sent: a link out of the task refuses the whole archive.
-  if (fs.existsSync(testsDir)) entries.push(...entriesFromDir(testsDir, target, { within: task.dir }));
-  for (const [rel, name] of extra) {
-    const abs = path.resolve(task.dir, rel);
-    const full = `${target}/${name}`;
-    const i = entries.findIndex((e) => e.name === full);
-    if (i >= 0) entries.splice(i, 1);
-    if (fs.existsSync(abs) || isLink(abs)) entries.push(entryFromFile(abs, full, task.dir));
-    // TB1 falls back to running the tests with pytest when a task ships no run-tests.sh.
-    else if (task.format === 'tb1' && name === 'run-tests.sh') entries.push({ name: full, mode: 0o755, type: 'file', data: Buffer.from(TB1_DEFAULT_RUN_TESTS) });
-  }
-  return tarStream(entries);
-}
-
-function isLink(p: string): boolean {
-  try {
-    return fs.lstatSync(p).isSymbolicLink();
-  } catch {
-    return false;
-  }
-}
-
-const TB1_DEFAULT_RUN_TESTS = '#!/bin/bash\n# taskwright: the task has no run-tests.sh; run its tests as TB1 does by default\npython3 -m pytest "$TEST_DIR" -rA\n';
-
 const secs = (ms: number): number => Math.round(ms) / 1000;
 
 /**
@@ -129,6 +101,7 @@ export async function runTrial(ctx: TrialContext, req: TrialRequest): Promise<Tr
   const { runtime, images } = ctx;
   const { task } = req;
   const startedAt = new Date().toISOString();
+  const timeoutPolicy = req.timeoutPolicy ?? DEFAULT_TIMEOUT_POLICY;
   fs.mkdirSync(req.logDir, { recursive: true });
   const file = (n: string): string => path.join(req.logDir, n);
   const emit = (t: string): void => req.onOutput?.(t);
@@ -217,19 +190,27 @@ export async function runTrial(ctx: TrialContext, req: TrialRequest): Promise<Tr
     agentEndedAfterMs = Date.now() - startedLocal;
     if (settled === 'timeout') {
       facts.agentTimedOut = true;
+      if (timeoutPolicy === 'fail') {
+        await agentStopped();
+        session.log(`[agent timed out after ${task.timeouts.agentSec} s: container removed]`);
+        return await finish();
+      }
+      // Timeout policy `verifier`: the commands in flight die at the deadline, then the verifier
+      // judges what the agent left (twice: the agent may start one more while it is being stopped).
+      await stopAgentCommands(runtime, containerId, trialCtl.signal);
       await agentStopped();
-      session.log(`[agent timed out after ${task.timeouts.agentSec} s: container removed]`);
-      return await finish();
-    }
-    if (settled === 'cancelled') {
+      await stopAgentCommands(runtime, containerId, trialCtl.signal);
+      session.log(`[agent timed out after ${task.timeouts.agentSec} s: its commands were stopped; the verifier runs (timeout policy verifier)]`);
+    } else if (settled === 'cancelled') {
       await agentStopped();
       return await finish();
+    } else {
+      if ('e' in settled) {
+        if (settled.e instanceof InfraError || settled.e instanceof PathOutsideTaskError || isDiskFull(settled.e)) throw settled.e;
+        agentResult = { status: 'error', error: settled.e instanceof Error ? settled.e.message : String(settled.e) };
+      } else agentResult = settled.r;
+      if (agentResult.status === 'error') session.log(`[agent error: ${agentResult.error ?? 'unknown'}]`);
     }
-    if ('e' in settled) {
-      if (settled.e instanceof InfraError || settled.e instanceof PathOutsideTaskError || isDiskFull(settled.e)) throw settled.e;
-      agentResult = { status: 'error', error: settled.e instanceof Error ? settled.e.message : String(settled.e) };
-    } else agentResult = settled.r;
-    if (agentResult.status === 'error') session.log(`[agent error: ${agentResult.error ?? 'unknown'}]`);
 
     // Whatever the agent did inside its container is its own outcome: a container that is no longer
     // running (its init killed, memory exhausted) ends the attempt as a counted failure.
@@ -374,7 +355,7 @@ export async function runTrial(ctx: TrialContext, req: TrialRequest): Promise<Tr
     else if (reason === 'harness' && !facts.agentTimedOut && !facts.verifierTimedOut) {
       infra('harness-timeout', `the trial exceeded its wall clock (agent + verifier timeouts + slack); container removed`);
     }
-    const c = classifyTrial(facts);
+    const c = classifyTrial({ ...facts, timeoutPolicy });
     if (facts.infra) emit(`infra error (${facts.infra.kind}): ${facts.infra.message}\n`);
     if (facts.containerDied && c.outcome !== 'infra-error' && c.outcome !== 'cancelled') emit(`${facts.containerDied.detail}\n`);
     emit(`outcome: ${c.outcome}${c.reward !== null ? ` (reward ${c.reward})` : ''}\n`);
@@ -402,6 +383,8 @@ export async function runTrial(ctx: TrialContext, req: TrialRequest): Promise<Tr
       ...(agentResult?.usage ? { usage: agentResult.usage } : {}),
       ...(agentResult?.costUsd !== undefined ? { costUsd: agentResult.costUsd } : {}),
       ...(agentResult?.steps !== undefined ? { steps: agentResult.steps } : {}),
+      timeoutPolicy,
+      ...(facts.agentTimedOut ? { agentTimedOut: true } : {}),
     };
     return { record, verdict, imageBuilt, retryable: c.outcome === 'infra-error' && retryable };
   }

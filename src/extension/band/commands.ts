@@ -1,8 +1,5 @@
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { createPolicyAgent } from '../../core/agents/policy';
-import type { Agent } from '../../core/agents/agent';
-import { createAgent } from '../../core/agents/factory';
 import { detectResults } from '../../core/band/sources';
 import type { Task } from '../../core/model/task';
 import { defaultResultsDir, newRunId, RunStore } from '../../core/results/store';
@@ -13,6 +10,8 @@ import { taskFromArg } from '../commands/taskArg';
 import type { Ctx } from '../context';
 import { sandboxOf } from '../sandbox/sandboxService';
 import { bandOf, modelKey, SECRET_NAMES } from './bandService';
+import { makeAgent } from './agents';
+import { resumeRun } from './resumeRun';
 
 const LAST_SPEC_KEY = 'taskwright.band.lastAgentSpec';
 
@@ -29,11 +28,6 @@ async function pickTasks(ctx: Ctx, arg: unknown): Promise<Task[] | undefined> {
     { canPickMany: true, placeHolder: 'Tasks to run the policy on', matchOnDetail: true },
   );
   return picked?.length ? picked.map((p) => p.task) : undefined;
-}
-
-async function makeAgent(ctx: Ctx, spec: string): Promise<Agent> {
-  if (spec === 'oracle' || spec === 'nop') return createAgent(spec);
-  return createPolicyAgent(spec, { secrets: await bandOf(ctx).secrets() });
 }
 
 /**
@@ -77,6 +71,8 @@ export const runPolicy: CommandSpec = {
           id: newRunId(agent.spec.replace(/[^A-Za-z0-9]+/g, '-').slice(0, 24)), kind: 'run', agent: agent.spec,
           ...(agent.model ? { model: agent.model } : {}), tasks: tasks.map((t) => vscode.workspace.asRelativePath(t.dir, false)),
           attempts, concurrency, retries: 2, startedAt: new Date().toISOString(), endpoint: runtime.endpoint, pid: process.pid,
+          // The task paths are relative to the workspace folder: a resume finds them from there.
+          ...(folder ? { cwd: folder.uri.fsPath } : {}),
         });
         const runner = new TrialRunner({ runtime }, store);
         await runner.prepare(ctl.signal);
@@ -168,4 +164,4 @@ export const setApiKey: CommandSpec = {
   },
 };
 
-export const BAND_COMMANDS: readonly CommandSpec[] = [runPolicy, importResults, selectBandModel, setApiKey];
+export const BAND_COMMANDS: readonly CommandSpec[] = [runPolicy, resumeRun, importResults, selectBandModel, setApiKey];

@@ -1,0 +1,37 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import type { Readable } from 'node:stream';
+import type { Task } from '../model/task';
+import { entriesFromDir, entryFromFile, tarStream, type TarEntry } from './tar';
+
+/**
+ * The verifier's files as one archive extracted at `/`: the harness folders (again, harmlessly, if
+ * the agent phase created them) and the tests under `testsTarget`.
+ */
+export function testsArchive(task: Task, testsTarget: string, dirs: readonly string[], extra: readonly (readonly [string, string])[]): Readable {
+  const target = testsTarget.replace(/^\/+/, '');
+  const testsDir = path.resolve(task.dir, task.verifier.testsDir);
+  const entries: TarEntry[] = dirs.map((d) => ({ name: d.replace(/^\/+/, ''), mode: 0o755, type: 'dir' as const }));
+  // Every path is checked before anything is sent: a link out of the task refuses the whole archive.
+  if (fs.existsSync(testsDir)) entries.push(...entriesFromDir(testsDir, target, { within: task.dir }));
+  for (const [rel, name] of extra) {
+    const abs = path.resolve(task.dir, rel);
+    const full = `${target}/${name}`;
+    const i = entries.findIndex((e) => e.name === full);
+    if (i >= 0) entries.splice(i, 1);
+    if (fs.existsSync(abs) || isLink(abs)) entries.push(entryFromFile(abs, full, task.dir));
+    // TB1 falls back to running the tests with pytest when a task ships no run-tests.sh.
+    else if (task.format === 'tb1' && name === 'run-tests.sh') entries.push({ name: full, mode: 0o755, type: 'file', data: Buffer.from(TB1_DEFAULT_RUN_TESTS) });
+  }
+  return tarStream(entries);
+}
+
+function isLink(p: string): boolean {
+  try {
+    return fs.lstatSync(p).isSymbolicLink();
+  } catch {
+    return false;
+  }
+}
+
+const TB1_DEFAULT_RUN_TESTS = '#!/bin/bash\n# taskwright: the task has no run-tests.sh; run its tests as TB1 does by default\npython3 -m pytest "$TEST_DIR" -rA\n';

@@ -1,0 +1,48 @@
+// Runs inside the real VS Code extension host with `examples/` open and the real Docker Engine:
+// "Resume Run…" on a run that was killed after its first attempt (a torn last ledger line, no
+// finishedAt, a dead owner) makes only the missing attempt, keeps the recorded one, and leaves no
+// container behind.
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import * as vscode from 'vscode';
+import { readRun } from '../../src/core/results/store';
+import type { ResumeRunResult } from '../../src/extension/band/resumeRun';
+import { api, workspaceDir } from './helpers';
+
+describe('Band: Resume Run', () => {
+  const id = `20261203-000000-oracle-suite-${process.pid}`;
+  const runDir = (): string => path.join(workspaceDir(), '.taskwright', 'runs', id);
+
+  after(() => {
+    fs.rmSync(runDir(), { recursive: true, force: true });
+  });
+
+  it('makes only the attempts a killed run still owes', async function () {
+    this.timeout(10 * 60_000);
+    await api();
+    const dir = runDir();
+    fs.mkdirSync(path.join(dir, 'trials', '001-word-frequency-oracle-a1'), { recursive: true });
+    fs.writeFileSync(path.join(dir, 'run.json'), JSON.stringify({
+      id, kind: 'run', agent: 'oracle', tasks: ['tasks/word-frequency'], attempts: 2, concurrency: 1, retries: 0,
+      startedAt: '2026-12-03T00:00:00Z', pid: 2_147_483_000, cwd: workspaceDir(),
+    }));
+    const kept = {
+      trial: '001-word-frequency-oracle-a1', task: 'tasks/word-frequency', taskId: 'word-frequency', agent: 'oracle', attempt: 1, try: 1,
+      outcome: 'passed', reward: 1, startedAt: '2026-12-03T00:00:01Z', durations: { build: 1, agent: 1, verifier: 1 }, logs: 'trials/001-word-frequency-oracle-a1',
+    };
+    fs.writeFileSync(path.join(dir, 'trials.jsonl'), `${JSON.stringify(kept)}\n{"trial":"002-word-frequency-oracle-a2","ta`);
+
+    const r = await vscode.commands.executeCommand<ResumeRunResult | undefined>('taskwright.band.resumeRun', dir);
+    assert.ok(r, 'Resume Run returned nothing');
+    assert.equal(r.kept, 1);
+    assert.deepEqual(r.ran.map((t) => [t.attempt, t.outcome]), [[2, 'passed']]);
+    const run = readRun(dir);
+    assert.equal(run.skipped, 0, 'the torn line was cut');
+    assert.deepEqual(run.trials.map((t) => [t.attempt, t.trial === kept.trial]), [[1, true], [2, false]]);
+    assert.ok(run.params?.finishedAt, 'the run is marked finished again');
+    const left = execFileSync('docker', ['ps', '-aq', '--filter', `label=taskwright.run=${id}`], { encoding: 'utf8' }).trim();
+    assert.equal(left, '', `containers left behind by run ${id}`);
+  });
+});
