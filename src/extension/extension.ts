@@ -2,6 +2,7 @@ import * as vscode from 'vscode';
 import type { TaskwrightApi } from './api';
 import { registerCommands } from './commands/index';
 import { Ctx } from './context';
+import { TaskwrightStatusBar } from './statusBar/statusBar';
 import { registerCodeActions } from './diagnostics/codeActions';
 import { watchTasks } from './tasks/watcher';
 
@@ -14,6 +15,8 @@ export async function activate(extension: vscode.ExtensionContext): Promise<Task
   ctx.own(vscode.workspace.onDidChangeWorkspaceFolders(() => void ctx.tasks.rediscover()));
   ctx.own(ctx.config.onDidChange(['discovery.exclude'], () => void ctx.tasks.rediscover()));
   ctx.own(ctx.tasks.onDidChange(() => void ctx.setContext('hasTasks', ctx.tasks.all().length > 0)));
+
+  const statusBar = ctx.own(new TaskwrightStatusBar(ctx));
 
   void ctx.tasks.rediscover();
   const api: TaskwrightApi = {
@@ -29,6 +32,14 @@ export async function activate(extension: vscode.ExtensionContext): Promise<Task
     },
     diagnostics: {
       whenIdle: () => ctx.audit.whenIdle(),
+    },
+    runs: {
+      snapshot: (depth) => ctx.runs.snapshot(depth),
+      shownRunDirs: () => ctx.runs.runs().map((r) => r.run.dir),
+      node: (runDir, trialId) => ctx.runs.node(runDir, trialId),
+    },
+    statusBar: {
+      current: () => statusBar.current(),
     },
   };
   return api;

@@ -7,7 +7,7 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import * as vscode from 'vscode';
-import { api, workspaceDir, codeOf } from './helpers';
+import { api, workspaceDir, codeOf, until } from './helpers';
 
 /** The diagnostic source of dynamic (sandbox) findings, as documented for users. */
 const SANDBOX_SOURCE = 'taskwright sandbox';
@@ -47,7 +47,19 @@ describe('Sandbox: Validate Task', () => {
     assert.ok(fs.existsSync(path.join(dir, 'task.toml')), `${dir} is not the Harbor example task`);
     assert.equal(config().get('sandbox.runs'), 1);
 
-    const v = await vscode.commands.executeCommand<{ verdict: string; findings: { rule: string }[]; checks: { name: string; status: string; runs: number }[] } | undefined>('taskwright.sandbox.validate', dir);
+    const validating = vscode.commands.executeCommand<{ verdict: string; findings: { rule: string }[]; checks: { name: string; status: string; runs: number }[] } | undefined>('taskwright.sandbox.validate', dir);
+    // While it runs, the status bar counts its trials.
+    let sawRunning = 0;
+    let settled = false;
+    void Promise.resolve(validating).finally(() => { settled = true; });
+    await until('the status bar counts running trials', () => {
+      sawRunning = Math.max(sawRunning, a.statusBar.current().running);
+      return sawRunning > 0 || settled;
+    }, 5 * 60_000);
+    assert.ok(sawRunning > 0, 'the status bar never showed a running trial');
+    assert.match(a.statusBar.current().text, /\$\(sync~spin\) \d+ running/);
+    const v = await validating;
+    assert.equal(a.statusBar.current().running, 0, 'nothing counted as running after the validation');
     assert.ok(v, 'Validate Task returned nothing');
     assert.ok(v.findings.some((f) => f.rule === 'nop-passes'), `findings: ${v.findings.map((f) => f.rule).join(', ') || 'none'}`);
     assert.equal(v.verdict, 'misaligned');

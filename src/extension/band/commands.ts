@@ -71,6 +71,7 @@ export const runPolicy: CommandSpec = {
       const ctl = new AbortController();
       const sub = token.onCancellationRequested(() => ctl.abort(new Error('cancelled')));
       const runtime = new DockerodeRuntime();
+      const work = ctx.trials.begin(tasks.length * attempts);
       try {
         const store = RunStore.create(resultsDir, {
           id: newRunId(agent.spec.replace(/[^A-Za-z0-9]+/g, '-').slice(0, 24)), kind: 'run', agent: agent.spec,
@@ -89,6 +90,7 @@ export const runPolicy: CommandSpec = {
           onOutput: (text) => { for (const line of text.replace(/\n$/, '').split('\n')) out.info(line); },
           onTrial: (r, job) => {
             if (r.record.outcome !== 'infra-error' || !r.retryable) done++;
+            work.finished(done);
             progress.report({ message: `${job.task.id} #${job.attempt}: ${r.record.outcome} (${done}/${jobs.length})`, increment: 100 / jobs.length });
           },
         });
@@ -102,6 +104,7 @@ export const runPolicy: CommandSpec = {
         void vscode.window.showInformationMessage(`Taskwright: ${agent.spec} — ${Object.entries(countOutcomes(records)).map(([k, v]) => `${v} ${k}`).join(', ')}${c ? `; band: ${c['too-easy']} too easy, ${c['in-band']} in band, ${c['too-hard']} too hard` : ''}`);
         return records;
       } finally {
+        work.dispose();
         sub.dispose();
         bandOf(ctx).refresh();
       }

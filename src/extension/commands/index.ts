@@ -15,6 +15,7 @@ import { bandOf } from '../band/bandService';
 import { BAND_COMMANDS } from '../band/commands';
 import { GENERATE_COMMANDS } from '../generate/commands';
 import { REVIEW_COMMANDS } from '../review/commands';
+import { RUNS_COMMANDS } from '../runs/commands';
 
 /**
  * The one command table. Each command lives in its own file; to add one, import it here and add it
@@ -35,6 +36,7 @@ export const COMMANDS: readonly CommandSpec[] = [
   ...BAND_COMMANDS,
   ...GENERATE_COMMANDS,
   ...REVIEW_COMMANDS,
+  ...RUNS_COMMANDS,
 ];
 
 export function registerCommands(ctx: Ctx): void {

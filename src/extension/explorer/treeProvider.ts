@@ -105,7 +105,8 @@ export class TaskTreeProvider implements vscode.TreeDataProvider<ExplorerNode>, 
   private taskItem(task: Task): vscode.TreeItem {
     const item = new vscode.TreeItem(task.id, vscode.TreeItemCollapsibleState.Collapsed);
     item.id = `task:${task.dir}`;
-    item.description = `${task.metadata.difficulty} · ${task.metadata.category}`;
+    const band = this.showStatus() ? this.status.get(task.dir).get('band')?.label : undefined;
+    item.description = `${task.metadata.difficulty} · ${task.metadata.category}${band ? ` · ${band}` : ''}`;
     const status = this.showStatus() ? this.status.combined(task.dir) : undefined;
     item.iconPath = status ? STATUS_ICON[status.level] : TASK_ICON;
     item.tooltip = this.taskTooltip(task);
@@ -128,7 +129,10 @@ export class TaskTreeProvider implements vscode.TreeDataProvider<ExplorerNode>, 
     const statuses = [...this.status.get(task.dir)];
     if (statuses.length) {
       md.appendMarkdown('\n\n---\n\n');
-      for (const [source, s] of statuses) md.appendMarkdown(`$(${STATUS_ICON[s.level].id}) **${source}**: ${escape(s.summary)}  \n`);
+      for (const [source, s] of statuses) {
+        const icon = source === 'band' && s.level !== 'running' ? 'graph' : STATUS_ICON[s.level].id;
+        md.appendMarkdown(`$(${icon}) **${source}**: ${escape(s.summary)}  \n`);
+      }
     }
     return md;
   }

@@ -94,6 +94,7 @@ export class SandboxService implements vscode.Disposable {
       cancellable: true,
     }, async (progress, token) => {
       const { signal, dispose } = signalOf(token);
+      const work = this.ctx.trials.begin(tasks.length);
       try {
         for (const t of tasks) this.ctx.status.set(t.dir, 'validation', { level: 'running', summary: 'validating in Docker…' });
         await this.prepare(signal);
@@ -109,6 +110,7 @@ export class SandboxService implements vscode.Disposable {
           runs, concurrency, retries: 2, signal,
           onOutput: (t) => this.stream(t),
           onProgress: (message, done, total) => {
+            work.finished(done, total);
             const pct = total ? (done / total) * 100 : 0;
             progress.report({ message, increment: Math.max(0, pct - last) });
             last = Math.max(last, pct);
@@ -134,6 +136,7 @@ export class SandboxService implements vscode.Disposable {
         }
         throw signal.aborted ? new vscode.CancellationError() : e;
       } finally {
+        work.dispose();
         dispose();
       }
     });
@@ -145,6 +148,7 @@ export class SandboxService implements vscode.Disposable {
       location: vscode.ProgressLocation.Notification, title: `Taskwright: ${task.id} with ${agent.spec}`, cancellable: true,
     }, async (_progress, token) => {
       const { signal, dispose } = signalOf(token);
+      const work = this.ctx.trials.begin(1);
       try {
         await this.prepare(signal);
         const store = RunStore.create(this.resultsDir(task), {
@@ -160,6 +164,7 @@ export class SandboxService implements vscode.Disposable {
         if (signal.aborted) throw new vscode.CancellationError();
         return records[records.length - 1];
       } finally {
+        work.dispose();
         dispose();
       }
     });
