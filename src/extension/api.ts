@@ -41,8 +41,19 @@ export interface TaskwrightApi {
     /** The view's node of a run (or of one of its trials), to pass to the Runs view's commands. */
     node(runDir: string, trialId?: string): unknown;
   };
+  readonly bandPanel: {
+    /** The open band panel: its source, whether the webview answered, the report's models and rows, its view state. */
+    current(): {
+      readonly source: string | undefined;
+      readonly ready: boolean;
+      readonly models: readonly { readonly key: string; readonly tasks: readonly { readonly id: string; readonly attempts: number; readonly successes: number }[] }[];
+      readonly viewState: Readonly<Record<string, unknown>>;
+    } | undefined;
+  };
   readonly statusBar: {
     /** What the Taskwright status bar item counts and shows now. */
     current(): { readonly errors: number; readonly warnings: number; readonly infos: number; readonly running: number; readonly model: string | undefined; readonly text: string };
+    /** The command a click on the item runs. */
+    command(): string | undefined;
   };
 }

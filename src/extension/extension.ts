@@ -1,7 +1,9 @@
 import * as vscode from 'vscode';
 import type { TaskwrightApi } from './api';
 import { registerCommands } from './commands/index';
+import { modelKey } from './band/bandService';
 import { Ctx } from './context';
+import { BandPanel } from './panel/bandPanel';
 import { TaskwrightStatusBar } from './statusBar/statusBar';
 import { registerCodeActions } from './diagnostics/codeActions';
 import { watchTasks } from './tasks/watcher';
@@ -38,8 +40,19 @@ export async function activate(extension: vscode.ExtensionContext): Promise<Task
       shownRunDirs: () => ctx.runs.runs().map((r) => r.run.dir),
       node: (runDir, trialId) => ctx.runs.node(runDir, trialId),
     },
+    bandPanel: {
+      current: () => {
+        const p = BandPanel.current;
+        if (!p) return undefined;
+        return {
+          source: p.source, ready: p.isReady, viewState: { ...p.viewState },
+          models: (p.report?.models ?? []).map((m) => ({ key: modelKey(m), tasks: m.tasks.map((t) => ({ id: t.id, attempts: t.attempts, successes: t.successes })) })),
+        };
+      },
+    },
     statusBar: {
       current: () => statusBar.current(),
+      command: () => (typeof statusBar.item.command === 'string' ? statusBar.item.command : statusBar.item.command?.command),
     },
   };
   return api;

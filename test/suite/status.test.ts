@@ -71,7 +71,7 @@ describe('Status you can trust', () => {
     await until(`${RULE} back as an error`, () => ours(uri).some((d) => codeOf(d) === RULE && d.severity === vscode.DiagnosticSeverity.Error));
   });
 
-  it('the status bar counts what Problems holds', async () => {
+  it('the status bar counts what Problems holds and opens the Runs view', async () => {
     const a = await api();
     await a.diagnostics.whenIdle();
     const want = problemCounts();
@@ -81,8 +81,11 @@ describe('Status you can trust', () => {
       return s.errors === want.errors && s.warnings === want.warnings && s.infos === want.infos;
     });
     const s = a.statusBar.current();
-    assert.match(s.text, new RegExp(`^\\$\\(error\\) ${want.errors} \\$\\(warning\\) ${want.warnings} \\$\\(info\\) ${want.infos}`));
+    assert.match(s.text, new RegExp(`^\\$\\(beaker\\) Taskwright \\$\\(error\\) ${want.errors} \\$\\(warning\\) ${want.warnings} \\$\\(info\\) ${want.infos}`));
     assert.equal(s.running, 0);
     assert.doesNotMatch(s.text, /running/);
+    // Its click target is the Runs view.
+    assert.equal(a.statusBar.command(), 'taskwright.runs.focus');
+    assert.ok((await vscode.commands.getCommands(true)).includes('taskwright.runs.focus'), 'the Runs view is contributed');
   });
 });

@@ -82,9 +82,11 @@ export function runItem(node: RunNode): vscode.TreeItem {
   const attempts = run.tasks.reduce((s, g) => s + g.attempts, 0);
   const passed = run.tasks.reduce((s, g) => s + g.passed, 0);
   const infra = run.counts['infra-error'] ?? 0;
-  const parts = [when(run.params?.startedAt), `${run.tasks.length} task${run.tasks.length === 1 ? '' : 's'}`, passedText(passed, attempts)];
+  // What differs between runs first; the start time last (the tree is often narrow).
+  const parts = [`${run.tasks.length} task${run.tasks.length === 1 ? '' : 's'}`, passedText(passed, attempts)];
   if (infra) parts.push(`${infra} infra`);
   if (run.state !== 'finished') parts.push(run.state);
+  parts.push(when(run.params?.startedAt));
   item.description = parts.filter(Boolean).join(' · ');
   item.iconPath = RUN_ICON[run.state];
   item.contextValue = `taskwright.run.${run.state}`;

@@ -39,13 +39,12 @@ function signalOf(token: vscode.CancellationToken): { signal: AbortSignal; dispo
 /**
  * The editor's side of the sandbox: one engine connection, the "Taskwright Sandbox" log channel
  * that streams build and trial output, dynamic findings as diagnostics, and each task's last
- * validation (as its status icon and for opening trial logs).
+ * validation (as its status icon). Trials are read back from the results store (the Runs view).
  */
 export class SandboxService implements vscode.Disposable {
   readonly output: vscode.LogOutputChannel;
   private readonly diagnostics: vscode.DiagnosticCollection;
   private readonly runtime = new DockerodeRuntime();
-  private readonly lastTrials = new Map<string, { readonly runDir: string; readonly trials: readonly TrialRecord[] }>();
   private readonly lastValidation = new Map<string, TaskValidation>();
   private reaped = false;
 
@@ -78,10 +77,6 @@ export class SandboxService implements vscode.Disposable {
 
   lastValidationOf(taskDir: string): TaskValidation | undefined {
     return this.lastValidation.get(taskDir);
-  }
-
-  lastTrialsOf(taskDir: string): { readonly runDir: string; readonly trials: readonly TrialRecord[] } | undefined {
-    return this.lastTrials.get(taskDir);
   }
 
   /** Validates tasks with progress and cancel; publishes diagnostics and status icons. */
@@ -124,7 +119,6 @@ export class SandboxService implements vscode.Disposable {
           const task = tasks[i];
           if (!task) continue;
           this.publish(task, r);
-          this.lastTrials.set(task.dir, { runDir: store.dir, trials: r.trials });
         }
         this.output.info(`validation finished: ${Object.entries(counts).map(([k, v]) => `${v} ${k}`).join(', ')}`);
         return results;
@@ -160,7 +154,6 @@ export class SandboxService implements vscode.Disposable {
         const rs = await runner.runJob({ task, taskPath: this.relPath(task), agent, attempt: 1 }, { concurrency: 1, retries: 2, signal, onOutput: (t) => this.stream(t) });
         const records = rs.map((r) => r.record);
         store.finish(countOutcomes(records));
-        this.lastTrials.set(task.dir, { runDir: store.dir, trials: records });
         if (signal.aborted) throw new vscode.CancellationError();
         return records[records.length - 1];
       } finally {

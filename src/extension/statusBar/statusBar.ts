@@ -71,7 +71,8 @@ export class TaskwrightStatusBar implements vscode.Disposable {
     const shown = bandOf(this.ctx).shownModel();
     this.counts = { ...countFindings(), running: this.ctx.trials.running(), model: shown ? modelKey(shown) : undefined };
     const { errors, warnings, infos, running, model } = this.counts;
-    const parts = [`$(error) ${errors}`, `$(warning) ${warnings}`, `$(info) ${infos}`];
+    // The beaker and the name set it apart from the workbench's own Problems counts beside it.
+    const parts = [`$(beaker) Taskwright $(error) ${errors} $(warning) ${warnings} $(info) ${infos}`];
     if (running) parts.push(`$(sync~spin) ${running} running`);
     if (model) parts.push(`$(graph) ${model}`);
     this.item.text = parts.join(' ');
