@@ -109,6 +109,8 @@ describe('Task Explorer', () => {
       assert.equal(task.format, format);
       assert.deepEqual(task.problems, []);
       assert.ok(a.taskExplorer.taskIds().includes(id));
+      // The tree redraws after a short debounce: wait for the row rather than racing the redraw.
+      await until(`${id} drawn in the tree`, () => a.taskExplorer.snapshot().some((g) => g.tasks.some((t) => t.id === id)));
       const group = a.taskExplorer.snapshot().find((g) => g.tasks.some((t) => t.id === id));
       assert.equal(group?.label, path.basename(tmp), 'grouped under its folder');
       await until(`${id} selected in the tree`, () => a.taskExplorer.selectedTaskDirs().includes(dir));

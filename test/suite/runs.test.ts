@@ -5,10 +5,11 @@
 // trial's task with its agent in Docker, and deletes a run.
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import * as vscode from 'vscode';
 import type { TaskwrightApi } from '../../src/extension/api';
-import { api, until, workspaceDir } from './helpers';
+import { api, until, workspaceDir, writeHarborJob } from './helpers';
 
 const runsDir = (): string => path.join(workspaceDir(), '.taskwright', 'runs');
 const listRuns = (): string[] => (fs.existsSync(runsDir()) ? fs.readdirSync(runsDir()) : []);
@@ -147,6 +148,30 @@ describe('Runs view', () => {
     const top = latest[0];
     assert.equal(top?.children?.[0]?.label, 'semver-sort');
     assert.match(top?.children?.[0]?.children?.[0]?.label ?? '', /^#1 passed$/);
+  });
+
+  it('lists imported Harbor jobs as runs, whose trials open but are never deleted', async () => {
+    const a = await api();
+    const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'tw-runs-import-'));
+    try {
+      writeHarborJob(tmp, '2026-11-28__09-00-00', 'harbor-model', { 'semver-sort': [1, 0] });
+      const job = path.join(tmp, '2026-11-28__09-00-00');
+      await vscode.commands.executeCommand('taskwright.band.importResults', vscode.Uri.file(job));
+      await until('the imported job in the Runs view', () => a.runs.shownRunDirs().includes(job));
+      const row = (await rows(a)).find((r) => r.contextValue === 'taskwright.run.imported');
+      assert.ok(row, 'an imported run row');
+      assert.equal(row.label, 'harbor-model');
+      assert.equal(row.description, '1 task · 1/2 passed · imported Harbor job');
+      assert.deepEqual(row.children?.[0]?.children?.map((t) => [t.label, t.icon, t.contextValue]), [
+        ['#1 passed', 'pass', 'taskwright.importedTrial'],
+        ['#2 failed', 'error', 'taskwright.importedTrial'],
+      ]);
+      assert.equal(await vscode.commands.executeCommand('taskwright.runs.delete', a.runs.node(job), true), false, 'an import is not deleted');
+      assert.ok(fs.existsSync(job));
+    } finally {
+      fs.rmSync(tmp, { recursive: true, force: true });
+      await vscode.commands.executeCommand('taskwright.runs.refresh');
+    }
   });
 
   it('deletes a run (confirmed) and drops it from the view', async () => {

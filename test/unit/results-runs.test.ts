@@ -33,6 +33,24 @@ void describe('results store as runs', () => {
     ]);
   });
 
+  void it('leaves attempts that only hit infra errors out of the count, as the band does', () => {
+    const [g] = groupByTask([rec('a', 'x', 1, 'passed'), rec('b', 'x', 2, 'infra-error', { try: 1 }), rec('c', 'x', 2, 'infra-error', { try: 2 })]);
+    assert.deepEqual([g?.passed, g?.attempts, g?.trials.length], [1, 1, 3]);
+  });
+
+  void it('counts each agent\'s attempts apart (a validation runs oracle and nop with the same attempt numbers)', () => {
+    const [g] = groupByTask([
+      rec('o1', 'x', 1, 'passed', { agent: 'oracle' }),
+      rec('n1', 'x', 1, 'failed', { agent: 'nop' }),
+      rec('o2', 'x', 2, 'passed', { agent: 'oracle' }),
+      rec('n2', 'x', 2, 'failed', { agent: 'nop' }),
+    ]);
+    assert.deepEqual(g?.agents, [{ agent: 'nop', attempts: 2, passed: 0 }, { agent: 'oracle', attempts: 2, passed: 2 }]);
+    assert.equal(g?.attempts, 4);
+    assert.equal(g?.passed, 2);
+    assert.deepEqual(g?.trials.map((t) => t.trial), ['n1', 'o1', 'n2', 'o2'], 'by attempt, then agent');
+  });
+
   void it('tells finished, running and interrupted runs apart', () => {
     const root = fs.mkdtempSync(path.join(os.tmpdir(), 'tw-runs-'));
     const done = store(root, 'done');

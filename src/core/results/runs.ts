@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import { loadResults } from '../band/sources';
 import { listRuns, readRun, RUN_FILE, TRIALS_FILE, type RunParameters } from './store';
 import type { TrialOutcome, TrialRecord } from './trial';
 
@@ -12,6 +13,15 @@ import type { TrialOutcome, TrialRecord } from './trial';
 /** A run's life: `finished` has `finishedAt`; `running` has a live writer; `interrupted` neither. */
 export type RunState = 'finished' | 'running' | 'interrupted';
 
+/** Attempts of one agent (a validation runs oracle and nop side by side, each with its own attempt numbers). */
+export interface AgentTally {
+  readonly agent: string;
+  /** Attempts whose last try passed. */
+  readonly passed: number;
+  /** Attempts whose last try counts (not an infra error, a cancellation or a verifier OOM). */
+  readonly attempts: number;
+}
+
 export interface RunTaskGroup {
   /** Task path as the run recorded it. */
   readonly task: string;
@@ -20,8 +30,10 @@ export interface RunTaskGroup {
   readonly trials: readonly TrialRecord[];
   /** Attempts whose last try passed. */
   readonly passed: number;
-  /** Distinct attempt numbers. */
+  /** Attempts counted (per agent), infra-only attempts left out. */
   readonly attempts: number;
+  /** The same per agent, in order of first appearance. */
+  readonly agents: readonly AgentTally[];
 }
 
 export interface RunSummary {
@@ -37,6 +49,10 @@ export interface RunSummary {
   readonly skipped: number;
   /** The model the trials name (the run's, else the first trial's), undefined for oracle/nop runs. */
   readonly model: string | undefined;
+  /** Attempts per agent over all tasks. */
+  readonly agents: readonly AgentTally[];
+  /** Set for a Harbor job or a Terminal-Bench 1 run read in place (never written or deleted by Taskwright). */
+  readonly imported?: 'harbor' | 'tb1';
 }
 
 /** Whether a process id is alive on this machine (signal 0 probes without signalling). */
@@ -55,6 +71,24 @@ function taskKey(r: TrialRecord): string {
   return r.task;
 }
 
+/** Outcomes that say nothing about the agent (see TrialOutcome). */
+const NOT_AN_ATTEMPT: ReadonlySet<TrialOutcome> = new Set(['infra-error', 'cancelled', 'verifier-oom']);
+
+/** Each agent's attempts: an attempt's verdict is its last try (earlier tries are infra errors that were retried). */
+function tallyAgents(trials: readonly TrialRecord[]): AgentTally[] {
+  const last = new Map<string, Map<number, TrialRecord>>();
+  for (const t of [...trials].sort((a, b) => (a.try ?? 1) - (b.try ?? 1))) {
+    let byAttempt = last.get(t.agent);
+    if (!byAttempt) last.set(t.agent, (byAttempt = new Map()));
+    byAttempt.set(t.attempt, t);
+  }
+  // As the band counts them: an attempt that only ever hit the harness's faults is no attempt of the agent.
+  return [...last].map(([agent, byAttempt]) => {
+    const counted = [...byAttempt.values()].filter((t) => !NOT_AN_ATTEMPT.has(t.outcome));
+    return { agent, attempts: counted.length, passed: counted.filter((t) => t.outcome === 'passed').length };
+  });
+}
+
 /** Groups a run's trials by task (sorted by id) and orders each task's trials by attempt and try. */
 export function groupByTask(trials: readonly TrialRecord[]): RunTaskGroup[] {
   const byTask = new Map<string, TrialRecord[]>();
@@ -65,24 +99,58 @@ export function groupByTask(trials: readonly TrialRecord[]): RunTaskGroup[] {
   }
   const groups: RunTaskGroup[] = [];
   for (const [task, list] of byTask) {
-    list.sort((a, b) => a.attempt - b.attempt || (a.try ?? 1) - (b.try ?? 1) || a.startedAt.localeCompare(b.startedAt));
-    // An attempt's verdict is its last try (earlier tries are infra errors that were retried).
-    const last = new Map<number, TrialRecord>();
-    for (const t of list) last.set(t.attempt, t);
-    const passed = [...last.values()].filter((t) => t.outcome === 'passed').length;
-    groups.push({ task, taskId: list[0]?.taskId ?? path.basename(task), trials: list, passed, attempts: last.size });
+    list.sort((a, b) => a.attempt - b.attempt || a.agent.localeCompare(b.agent) || (a.try ?? 1) - (b.try ?? 1) || a.startedAt.localeCompare(b.startedAt));
+    const agents = tallyAgents(list);
+    const passed = agents.reduce((n, a) => n + a.passed, 0);
+    const attempts = agents.reduce((n, a) => n + a.attempts, 0);
+    groups.push({ task, taskId: list[0]?.taskId ?? path.basename(task), trials: list, passed, attempts, agents });
   }
   return groups.sort((a, b) => a.taskId.localeCompare(b.taskId) || a.task.localeCompare(b.task));
+}
+
+function tallyRun(tasks: readonly RunTaskGroup[]): AgentTally[] {
+  const agents = new Map<string, { passed: number; attempts: number }>();
+  for (const g of tasks) {
+    for (const a of g.agents) {
+      const n = agents.get(a.agent) ?? { passed: 0, attempts: 0 };
+      agents.set(a.agent, { passed: n.passed + a.passed, attempts: n.attempts + a.attempts });
+    }
+  }
+  return [...agents].map(([agent, n]) => ({ agent, ...n }));
+}
+
+function countOutcomes(trials: readonly TrialRecord[]): Partial<Record<TrialOutcome, number>> {
+  const counts: Partial<Record<TrialOutcome, number>> = {};
+  for (const t of trials) counts[t.outcome] = (counts[t.outcome] ?? 0) + 1;
+  return counts;
+}
+
+/**
+ * Imported results (a Harbor job or jobs folder, a TB1 run or runs folder) as runs, read by the same
+ * importers as `taskwright band`: one summary per job or run, its trial logs where the importer found them.
+ */
+export function summarizeImported(p: string): RunSummary[] {
+  const loaded = loadResults([p]);
+  const kind = loaded.inputs[0]?.kind;
+  const imported = kind?.startsWith('harbor') ? 'harbor' as const : kind?.startsWith('tb1') ? 'tb1' as const : undefined;
+  if (!imported) return [];
+  return loaded.sets.map((set) => {
+    const tasks = groupByTask(set.records);
+    const model = set.records.find((t) => t.model)?.model;
+    return {
+      dir: set.source, id: path.basename(set.source), params: undefined, state: set.finished ? 'finished' as const : 'running' as const,
+      trials: set.records, tasks, counts: countOutcomes(set.records), skipped: 0, model, agents: tallyRun(tasks), imported,
+    };
+  });
 }
 
 /** One run folder, read and summarized. `alive` decides whether an unfinished run still runs. */
 export function summarizeRun(dir: string, alive: (pid: number) => boolean = pidAlive): RunSummary {
   const { trials, skipped, params } = readRun(dir);
-  const counts: Partial<Record<TrialOutcome, number>> = {};
-  for (const t of trials) counts[t.outcome] = (counts[t.outcome] ?? 0) + 1;
   const state: RunState = params?.finishedAt ? 'finished' : params && alive(params.pid) ? 'running' : 'interrupted';
   const model = params?.model ?? trials.find((t) => t.model)?.model;
-  return { dir, id: params?.id ?? path.basename(dir), params, state, trials, tasks: groupByTask(trials), counts, skipped, model };
+  const tasks = groupByTask(trials);
+  return { dir, id: params?.id ?? path.basename(dir), params, state, trials, tasks, counts: countOutcomes(trials), skipped, model, agents: tallyRun(tasks) };
 }
 
 /** What decides whether a run folder must be read again: the sizes and times of its two files. */
@@ -127,6 +195,8 @@ export class ResultsReader {
 
 /** The absolute folder of a trial's logs (the record keeps it relative to the run folder). */
 export function trialLogsDir(runDir: string, trial: TrialRecord): string {
+  // No folder recorded (a TB1 trial whose folder is gone): a path that holds nothing, not the run folder.
+  if (!trial.logs) return path.join(runDir, 'trials', path.basename(trial.trial));
   const dir = path.resolve(runDir, trial.logs);
   // A record is data: one whose logs point outside its run folder is read as having none there.
   return dir === runDir || dir.startsWith(runDir + path.sep) ? dir : path.join(runDir, 'trials', path.basename(trial.trial));

@@ -35,7 +35,7 @@ function taskDirOf(ctx: Ctx, run: RunNode, task: string, taskId: string | undefi
 export const refreshRuns: CommandSpec = {
   id: 'taskwright.runs.refresh',
   run(ctx) {
-    ctx.runs.refreshNow();
+    ctx.runs.refreshNow({ imports: true });
   },
 };
 
@@ -81,6 +81,10 @@ export const rerunFromRun: CommandSpec = {
     const node = target(ctx, arg);
     if (!node || node.kind === 'run' || node.kind === 'log') return undefined;
     const run = runOf(node);
+    if (run.run.imported) {
+      void vscode.window.showInformationMessage('Taskwright: an imported trial ran under its own harness; rerun its task from the Task Explorer with a Taskwright agent.');
+      return undefined;
+    }
     const group = node.kind === 'runTask' ? node.group : node.parent.group;
     const record = node.kind === 'trial' ? node.trial : group.trials[group.trials.length - 1];
     if (!record) return undefined;
@@ -103,6 +107,10 @@ export const deleteRunCommand: CommandSpec = {
     const node = target(ctx, arg);
     if (!node) return false;
     const { run, resultsDir } = runOf(node);
+    if (run.imported) {
+      void vscode.window.showWarningMessage(`Taskwright: ${run.id} is an imported ${run.imported === 'harbor' ? 'Harbor job' : 'TB1 run'}; Taskwright does not delete it.`);
+      return false;
+    }
     if (run.state === 'running') {
       void vscode.window.showWarningMessage(`Taskwright: run ${run.id} is still running; cancel it first.`);
       return false;

@@ -1,6 +1,6 @@
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { formatSeconds, trialLogsDir, trialSeconds, type RunSummary, type RunTaskGroup } from '../../core/results/runs';
+import { formatSeconds, trialLogsDir, trialSeconds, type AgentTally, type RunSummary, type RunTaskGroup } from '../../core/results/runs';
 import type { TrialOutcome, TrialRecord } from '../../core/results/trial';
 
 /** A run folder of a workspace's results store. */
@@ -71,25 +71,27 @@ function when(iso: string | undefined): string {
   return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())} ${pad(d.getHours())}:${pad(d.getMinutes())}`;
 }
 
-function passedText(passed: number, attempts: number): string {
-  return `${passed}/${attempts} passed`;
+/** "1/2 passed", or per agent when several ran side by side (a validation): "oracle 1/1 · nop 0/1". */
+function passedText(agents: readonly AgentTally[]): string {
+  if (agents.length > 1) return agents.map((a) => `${a.agent} ${a.passed}/${a.attempts}`).join(' · ');
+  const [a] = agents;
+  return `${a?.passed ?? 0}/${a?.attempts ?? 0} passed`;
 }
 
 export function runItem(node: RunNode): vscode.TreeItem {
   const { run } = node;
   const item = new vscode.TreeItem(runLabel(run), vscode.TreeItemCollapsibleState.Collapsed);
   item.id = `run:${run.dir}`;
-  const attempts = run.tasks.reduce((s, g) => s + g.attempts, 0);
-  const passed = run.tasks.reduce((s, g) => s + g.passed, 0);
   const infra = run.counts['infra-error'] ?? 0;
   // What differs between runs first; the start time last (the tree is often narrow).
-  const parts = [`${run.tasks.length} task${run.tasks.length === 1 ? '' : 's'}`, passedText(passed, attempts)];
+  const parts = [`${run.tasks.length} task${run.tasks.length === 1 ? '' : 's'}`, passedText(run.agents)];
   if (infra) parts.push(`${infra} infra`);
   if (run.state !== 'finished') parts.push(run.state);
-  parts.push(when(run.params?.startedAt));
+  if (run.imported) parts.push(run.imported === 'harbor' ? 'imported Harbor job' : 'imported TB1 run');
+  else parts.push(when(run.params?.startedAt));
   item.description = parts.filter(Boolean).join(' · ');
-  item.iconPath = RUN_ICON[run.state];
-  item.contextValue = `taskwright.run.${run.state}`;
+  item.iconPath = run.imported ? new vscode.ThemeIcon('cloud-download') : RUN_ICON[run.state];
+  item.contextValue = run.imported ? 'taskwright.run.imported' : `taskwright.run.${run.state}`;
   const md = new vscode.MarkdownString();
   md.appendMarkdown(`**${run.id}**\n\n`);
   md.appendText(`${run.params?.kind ?? 'run'} · agent ${run.params?.agent ?? run.trials[0]?.agent ?? '—'}${run.model ? ` · model ${run.model}` : ''}\n`);
@@ -104,10 +106,10 @@ export function runTaskItem(node: RunTaskNode): vscode.TreeItem {
   const { group } = node;
   const item = new vscode.TreeItem(group.taskId, vscode.TreeItemCollapsibleState.Collapsed);
   item.id = `runTask:${node.parent.run.dir}:${group.task}`;
-  item.description = passedText(group.passed, group.attempts);
+  item.description = passedText(group.agents);
   item.tooltip = group.task;
   item.iconPath = new vscode.ThemeIcon('beaker');
-  item.contextValue = 'taskwright.runTask';
+  item.contextValue = node.parent.run.imported ? 'taskwright.importedRunTask' : 'taskwright.runTask';
   return item;
 }
 
@@ -119,7 +121,8 @@ export function trialLabel(t: TrialRecord): string {
 /** "reward 1 · 42s · claude-sonnet-4-5". */
 export function trialDescription(t: TrialRecord): string {
   const parts = [t.reward === null ? 'no reward' : `reward ${t.reward}`, formatSeconds(trialSeconds(t))];
-  if (t.model) parts.push(t.model);
+  // The model when there is one; else the agent (oracle, nop, a program), which is then what varies.
+  parts.push(t.model ?? t.agent);
   if (t.infra) parts.push(t.infra.kind);
   return parts.join(' · ');
 }
@@ -130,7 +133,7 @@ export function trialItem(node: TrialNode): vscode.TreeItem {
   item.id = `trial:${node.parent.parent.run.dir}:${t.trial}`;
   item.description = trialDescription(t);
   item.iconPath = OUTCOME_ICON[t.outcome];
-  item.contextValue = 'taskwright.trial';
+  item.contextValue = node.parent.parent.run.imported ? 'taskwright.importedTrial' : 'taskwright.trial';
   const md = new vscode.MarkdownString();
   md.appendMarkdown(`**${t.taskId ?? t.task}** — attempt ${t.attempt}${t.try ? `, try ${t.try}` : ''}: **${t.outcome}**\n\n`);
   const d = t.durations;

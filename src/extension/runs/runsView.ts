@@ -1,6 +1,9 @@
+import * as fs from 'node:fs';
+import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { ResultsReader, trialLogFiles } from '../../core/results/runs';
+import { ResultsReader, summarizeImported, trialLogFiles, type RunSummary } from '../../core/results/runs';
 import { defaultResultsDir } from '../../core/results/store';
+import { bandOf } from '../band/bandService';
 import type { Ctx } from '../context';
 import { logItem, runItem, runTaskItem, trialItem, type RunNode, type RunsNode, type RunTaskNode, type TrialNode } from './items';
 
@@ -27,10 +30,14 @@ class RunsProvider implements vscode.TreeDataProvider<RunsNode>, vscode.Disposab
   private readonly changed = new vscode.EventEmitter<RunsNode | undefined>();
   readonly onDidChangeTreeData = this.changed.event;
   private readonly readers = new Map<string, { readonly reader: ResultsReader; readonly workspaceDir: string }>();
+  /** Imported jobs / runs as last read: they do not grow under the store's watcher, so they are read on demand. */
+  private readonly imported = new Map<string, readonly RunSummary[]>();
   private runs: RunNode[] = [];
 
-  /** Rereads the stores (cheap for runs that did not change) and redraws. */
-  reload(): void {
+  constructor(private readonly imports: () => readonly string[]) {}
+
+  /** Rereads the stores (cheap for runs that did not change), and the imports when asked, then redraws. */
+  reload(opts: { imports?: boolean } = {}): void {
     const folders = (vscode.workspace.workspaceFolders ?? []).map((f) => f.uri.fsPath);
     for (const dir of [...this.readers.keys()]) if (!folders.some((f) => defaultResultsDir(f) === dir)) this.readers.delete(dir);
     const runs: RunNode[] = [];
@@ -39,6 +46,13 @@ class RunsProvider implements vscode.TreeDataProvider<RunsNode>, vscode.Disposab
       let entry = this.readers.get(resultsDir);
       if (!entry) this.readers.set(resultsDir, (entry = { reader: new ResultsReader(resultsDir), workspaceDir: ws }));
       for (const run of entry.reader.read()) runs.push({ kind: 'run', resultsDir, workspaceDir: ws, run });
+    }
+    const paths = this.imports();
+    for (const p of [...this.imported.keys()]) if (!paths.includes(p)) this.imported.delete(p);
+    for (const p of paths) {
+      let list = this.imported.get(p);
+      if (!list || opts.imports) this.imported.set(p, (list = fs.existsSync(p) ? summarizeImported(p) : []));
+      for (const run of list) runs.push({ kind: 'run', resultsDir: p, workspaceDir: folders[0] ?? path.dirname(p), run });
     }
     this.runs = runs;
     this.changed.fire(undefined);
@@ -83,7 +97,7 @@ class RunsProvider implements vscode.TreeDataProvider<RunsNode>, vscode.Disposab
  * hidden view refreshes when shown) as `trials.jsonl` grows or runs come and go.
  */
 export class RunsView implements vscode.Disposable {
-  private readonly provider = new RunsProvider();
+  private readonly provider: RunsProvider;
   readonly view: vscode.TreeView<RunsNode>;
   private readonly disposables: vscode.Disposable[] = [];
   private timer: NodeJS.Timeout | undefined;
@@ -93,6 +107,7 @@ export class RunsView implements vscode.Disposable {
   readonly onDidRefresh = this.refreshed.event;
 
   constructor(private readonly ctx: Ctx) {
+    this.provider = new RunsProvider(() => bandOf(ctx).imports());
     this.view = vscode.window.createTreeView(RUNS_VIEW_ID, { treeDataProvider: this.provider, showCollapseAll: true });
     const watcher = vscode.workspace.createFileSystemWatcher('**/.taskwright/runs/**');
     const soon = (): void => this.refreshSoon();
@@ -102,6 +117,8 @@ export class RunsView implements vscode.Disposable {
       vscode.workspace.onDidChangeWorkspaceFolders(soon),
       // Trials this window runs end with a write the watcher sees; the count changing is the earlier cue.
       ctx.trials.onDidChange(soon),
+      // "Import Results…" refreshes the band: the imports may have changed.
+      bandOf(ctx).onDidChange(() => this.refreshImportsSoon()),
       this.view.onDidChangeVisibility((e) => { if (e.visible && this.stale) this.refreshNow(); }),
     );
     if (this.view.visible) this.refreshNow();
@@ -111,19 +128,28 @@ export class RunsView implements vscode.Disposable {
     return this.provider.all();
   }
 
-  /** Rereads the stores now (the Refresh action, and after this window deletes a run). */
-  refreshNow(): void {
+  /** Rereads the stores now (the Refresh action also rereads the imports; after this window deletes a run). */
+  refreshNow(opts: { imports?: boolean } = {}): void {
     if (this.timer) clearTimeout(this.timer);
     this.timer = undefined;
     this.stale = false;
+    const imports = opts.imports || this.importsStale;
+    this.importsStale = false;
     try {
-      this.provider.reload();
+      this.provider.reload({ imports });
       const n = this.provider.all().length;
       this.view.message = n ? undefined : 'No runs yet. Validate a task, rerun one or run a policy: each run is kept in .taskwright/runs.';
     } catch (e) {
       this.ctx.log.error(`Runs view: ${e instanceof Error ? e.message : String(e)}`);
     }
     this.refreshed.fire();
+  }
+
+  private importsStale = false;
+
+  private refreshImportsSoon(): void {
+    this.importsStale = true;
+    this.refreshSoon();
   }
 
   refreshSoon(): void {

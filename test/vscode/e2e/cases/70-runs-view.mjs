@@ -106,10 +106,10 @@ export default [
         assert.ok(trials.some((t) => /^#\d+ infra-error — no reward/.test(t)), 'the infra error is listed with no reward');
         assert.ok(trials.some((t) => /^#\d+ try 2 /.test(t)), 'its retry is listed as try 2');
         assert.ok(trials.every((t) => / · claude-sonnet/.test(t)), 'every trial names its model');
+        // A validation runs oracle and nop side by side: each agent's attempts are counted apart.
+        const validation = drawn.find((r) => r.label === 'validation');
+        assert.match(validation?.description ?? '', /^8 tasks · nop 0\/8 · oracle 7\/8 · /);
 
-        // Select the infra error (keyboard, so it does not expand): its inline actions show.
-        await page.keyboard.press('ArrowDown');
-        await page.keyboard.press('ArrowDown');
         const first = await themeKind(page);
         original = first;
         const second = first === 'dark' ? 'light' : 'dark';
