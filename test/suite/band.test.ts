@@ -52,6 +52,8 @@ describe('Solvability band', () => {
     assert.deepEqual(report.models.map((m) => m.model).sort(), ['model-a', 'model-b']);
 
     assert.equal(await vscode.commands.executeCommand('taskwright.band.selectModel', 'model-a'), 'model-a');
+    await until('the status bar names the band model', () => a.statusBar.current().model === 'model-a');
+    assert.match(a.statusBar.current().text, /\$\(graph\) model-a$/);
     const easy = bandStatus(a, 'word-frequency');
     assert.ok(easy, 'word-frequency has no band status after the import');
     assert.match(easy.summary, /^band for model-a: too easy — 2\/2 solved/);
@@ -71,6 +73,14 @@ describe('Solvability band', () => {
     for (const id of ['csv-region-totals', 'word-frequency', 'semver-sort']) {
       assert.equal(rows().get(id)?.icon, iconsBefore.get(id), `${id}: the band changed the icon`);
     }
+
+    // The filter narrows by band (for the selected model), and clears.
+    await vscode.commands.executeCommand('taskwright.tasks.filter', { bands: ['too-hard'] });
+    await until('only the too-hard task shown', () => JSON.stringify(a.taskExplorer.visibleTaskIds()) === JSON.stringify(['csv-region-totals']));
+    await vscode.commands.executeCommand('taskwright.tasks.filter', { bands: ['in-band', 'too-easy'] });
+    await until('in band and too easy shown', () => JSON.stringify(a.taskExplorer.visibleTaskIds()) === JSON.stringify(['semver-sort', 'word-frequency']));
+    await vscode.commands.executeCommand('taskwright.tasks.clearFilter');
+    assert.deepEqual(a.taskExplorer.visibleTaskIds(), a.taskExplorer.taskIds());
 
     // Switching the model re-publishes every task's band: model-b only ran word-frequency, and failed it.
     assert.equal(await vscode.commands.executeCommand('taskwright.band.selectModel', 'model-b'), 'model-b');

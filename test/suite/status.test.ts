@@ -59,6 +59,19 @@ describe('Status you can trust', () => {
     }
   });
 
+  it('filters the Task Explorer by health (the icon), and clears', async () => {
+    const a = await api();
+    await a.diagnostics.whenIdle();
+    const health = (id: string): string | undefined => a.taskExplorer.snapshot().flatMap((g) => g.tasks).find((t) => t.id === id)?.icon;
+    const icons = new Map(a.taskExplorer.taskIds().map((id) => [id, health(id)]));
+    const errors = [...icons].filter(([, icon]) => icon === 'error').map(([id]) => id).sort();
+    assert.ok(errors.includes(TASK), `${TASK} has an error icon`);
+    await vscode.commands.executeCommand('taskwright.tasks.filter', { health: ['error'] });
+    await until('only tasks with an error icon', () => JSON.stringify(a.taskExplorer.visibleTaskIds()) === JSON.stringify(errors));
+    await vscode.commands.executeCommand('taskwright.tasks.clearFilter');
+    assert.deepEqual(a.taskExplorer.visibleTaskIds(), a.taskExplorer.taskIds());
+  });
+
   it('honours taskwright.audit.severity: info is Information, off removes the finding', async () => {
     const a = await api();
     await config().update('audit.severity', { [RULE]: 'info' }, vscode.ConfigurationTarget.Global);

@@ -116,6 +116,7 @@ export class BandService implements vscode.Disposable {
       // The band is text on the row, never the icon: the icon is the task's health (see TaskStatusService).
       this.ctx.status.set(task.dir, 'band', {
         level: 'ok',
+        band: r.band,
         // The share of attempts solved (pass@k of 1 in 2 is 100%, which reads as if it always passed).
         label: r.band === 'broken' || r.band === 'insufficient' ? BAND_TEXT[r.band] : `${BAND_TEXT[r.band]} ${pct(r.attempts ? r.successes / r.attempts : null)}`,
         summary: `band for ${modelKey(m)}: ${BAND_TEXT[r.band]} — ${r.successes}/${r.attempts} solved, pass@${this.report.k} ${pct(r.passAtK)}${infra}${r.brokenReason ? ` (${r.brokenReason})` : ''}`,

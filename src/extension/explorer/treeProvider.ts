@@ -3,7 +3,7 @@ import * as vscode from 'vscode';
 import type { Task } from '../../core/model/task';
 import type { StatusLevel, TaskStatusService } from '../tasks/status';
 import type { TaskIndex } from '../tasks/taskIndex';
-import { isEmptyFilter, matchesFilter, type TaskFilter } from './filter';
+import { isEmptyFilter, matchesFilter, type TaskFacts, type TaskFilter } from './filter';
 import { groupByDataset, keyFiles, type DatasetNode, type ExplorerNode, type FileNode, type TaskNode } from './nodes';
 
 const STATUS_ICON: Readonly<Record<StatusLevel, vscode.ThemeIcon>> = {
@@ -48,7 +48,7 @@ export class TaskTreeProvider implements vscode.TreeDataProvider<ExplorerNode>, 
 
   /** Recomputes the nodes from the index; `notify` fires the tree's change event. */
   rebuild(notify = true): void {
-    const tasks = isEmptyFilter(this.filter) ? this.index.all() : this.index.all().filter((t) => matchesFilter(t, this.filter));
+    const tasks = isEmptyFilter(this.filter) ? this.index.all() : this.index.all().filter((t) => matchesFilter(t, this.filter, this.facts(t.dir)));
     this.datasets = groupByDataset(tasks, this.index.roots());
     this.taskNodes.clear();
     this.parents.clear();
@@ -59,6 +59,13 @@ export class TaskTreeProvider implements vscode.TreeDataProvider<ExplorerNode>, 
       }
     }
     if (notify) this.changed.fire(undefined);
+  }
+
+  /** A task's health (its icon's level; nothing while it runs or has no status) and its band. */
+  private facts(dir: string): TaskFacts {
+    const level = this.status.combined(dir)?.level;
+    const band = this.status.get(dir).get('band')?.band;
+    return { ...(level && level !== 'running' ? { health: level } : {}), ...(band ? { band } : {}) };
   }
 
   /** Ids of the tasks currently shown (after the filter), sorted. */

@@ -1,4 +1,5 @@
 import * as vscode from 'vscode';
+import type { Band } from '../../core/band/types';
 
 /** Who reports a status: the static audit, the last sandbox validation, the last band measurement. */
 export type StatusSource = 'audit' | 'validation' | 'band';
@@ -12,6 +13,8 @@ export interface TaskStatus {
   readonly summary: string;
   /** A few words for the task's row (its description), e.g. "in band 50%". */
   readonly label?: string;
+  /** The band itself (band statuses only), for the explorer's filter. */
+  readonly band?: Band;
 }
 
 /**
@@ -40,7 +43,7 @@ export class TaskStatusService implements vscode.Disposable {
     } else {
       if (!entry) this.byTask.set(taskDir, (entry = new Map()));
       const old = entry.get(source);
-      if (old && old.level === status.level && old.summary === status.summary && old.label === status.label) return;
+      if (old && old.level === status.level && old.summary === status.summary && old.label === status.label && old.band === status.band) return;
       entry.set(source, status);
     }
     this.changed.fire([taskDir]);
