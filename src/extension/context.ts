@@ -61,6 +61,11 @@ export class Ctx implements vscode.Disposable {
     return s;
   }
 
+  /** Whether the feature's service was made already (without making it). */
+  hasService(Service: new (ctx: Ctx) => vscode.Disposable): boolean {
+    return this.services.has(Service);
+  }
+
   /** Absolute URI of a file shipped with the extension (media/, docs/rules/, dist/). */
   asset(...segments: string[]): vscode.Uri {
     return vscode.Uri.joinPath(this.extension.extensionUri, ...segments);

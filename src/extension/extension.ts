@@ -4,6 +4,7 @@ import { registerCommands } from './commands/index';
 import { modelKey } from './band/bandService';
 import { Ctx } from './context';
 import { BandPanel } from './panel/bandPanel';
+import { restoreValidations } from './sandbox/restore';
 import { TaskwrightStatusBar } from './statusBar/statusBar';
 import { registerCodeActions } from './diagnostics/codeActions';
 import { watchTasks } from './tasks/watcher';
@@ -19,6 +20,7 @@ export async function activate(extension: vscode.ExtensionContext): Promise<Task
   ctx.own(ctx.tasks.onDidChange(() => void ctx.setContext('hasTasks', ctx.tasks.all().length > 0)));
 
   const statusBar = ctx.own(new TaskwrightStatusBar(ctx));
+  ctx.own(restoreValidations(ctx));
 
   void ctx.tasks.rediscover();
   const api: TaskwrightApi = {

@@ -82,9 +82,17 @@ describe('Sandbox: Validate Task', () => {
     assert.equal(status?.level, 'error');
     assert.match(status?.summary ?? '', /misaligned/);
 
+    // The finding links its rule's page, like the audit's.
+    const docs = path.join(vscode.extensions.getExtension('taskwright.taskwright')?.extensionPath ?? '', 'docs', 'rules', 'nop-passes.md');
+    if (fs.existsSync(docs)) assert.equal(typeof finding.code === 'object' ? finding.code.target.fsPath : undefined, docs);
+
     // Every trial container was force-removed.
     const created = listRuns().filter((r) => !runsBefore.has(r));
     assert.equal(created.length, 1, `expected one new validation run folder, got ${created.join(', ') || 'none'}`);
+    // The verdicts are kept beside the trials, so a reload shows them again.
+    const stored = JSON.parse(fs.readFileSync(path.join(runsDir(), created[0]!, 'validation.json'), 'utf8')) as { tasks: { id: string; verdict: string; findings: { rule: string }[] }[] };
+    assert.equal(stored.tasks[0]?.verdict, 'misaligned');
+    assert.ok(stored.tasks[0]?.findings.some((f) => f.rule === 'nop-passes'));
     const left = execFileSync('docker', ['ps', '-aq', '--filter', `label=taskwright.run=${created[0]}`], { encoding: 'utf8' }).trim();
     assert.equal(left, '', `containers left behind by run ${created[0]}`);
   });

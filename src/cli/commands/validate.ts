@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { findingToJson, type FindingJson } from '../../core/report/findingJson';
 import { defaultResultsDir, newRunId, RunStore } from '../../core/results/store';
+import { writeValidations } from '../../core/results/validations';
 import { DockerodeRuntime } from '../../core/sandbox/dockerRuntime';
 import { reapOrphans } from '../../core/sandbox/reaper';
 import { recoverDeadRuns } from '../../core/sandbox/runner';
@@ -135,6 +136,8 @@ export const validateCommand: CliCommand = {
     const counts: Record<string, number> = {};
     for (const r of results) counts[r.verdict] = (counts[r.verdict] ?? 0) + 1;
     store.finish(counts);
+    // The verdicts beside the trials: the editor (and any later reader) shows them without rerunning.
+    if (!io.signal.aborted) writeValidations(store.dir, results);
     if (io.signal.aborted) {
       io.err('taskwright: interrupted; containers removed, finished trials kept in the results store');
       return 130;

@@ -233,6 +233,16 @@ export class AuditService implements vscode.Disposable {
     this.byTask.delete(taskDir);
   }
 
+  /** The rule's page shipped with the extension (docs/rules/<rule>.md), when there is one. */
+  ruleDocsUri(rule: string): vscode.Uri | undefined {
+    return this.docsUri(rule);
+  }
+
+  /** Resolves once the list of rule pages is read (before it, ruleDocsUri knows none). */
+  docsIndexed(): Promise<void> {
+    return this.docsReady;
+  }
+
   private docsUri(rule: string): vscode.Uri | undefined {
     return this.docsPages.has(rule) ? this.ctx.asset('docs', 'rules', `${rule}.md`) : undefined;
   }

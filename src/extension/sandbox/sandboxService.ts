@@ -1,3 +1,4 @@
+import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { Agent } from '../../core/agents/agent';
@@ -8,6 +9,7 @@ import type { TrialRecord } from '../../core/results/trial';
 import { DockerodeRuntime } from '../../core/sandbox/dockerRuntime';
 import { reapOrphans } from '../../core/sandbox/reaper';
 import { countOutcomes, TrialRunner } from '../../core/sandbox/runner';
+import { latestValidations, writeValidations, type StoredValidation } from '../../core/results/validations';
 import type { TaskValidation } from '../../core/validate/types';
 import { validateTasks } from '../../core/validate/validate';
 import type { Ctx } from '../context';
@@ -45,7 +47,9 @@ export class SandboxService implements vscode.Disposable {
   readonly output: vscode.LogOutputChannel;
   private readonly diagnostics: vscode.DiagnosticCollection;
   private readonly runtime = new DockerodeRuntime();
-  private readonly lastValidation = new Map<string, TaskValidation>();
+  private readonly lastValidation = new Map<string, StoredValidation>();
+  /** The run each task's published validation came from, and when it started (a newer one replaces it). */
+  private readonly publishedFrom = new Map<string, { readonly runDir: string; readonly startedAt: string }>();
   private reaped = false;
 
   constructor(private readonly ctx: Ctx) {
@@ -75,7 +79,7 @@ export class SandboxService implements vscode.Disposable {
     }
   }
 
-  lastValidationOf(taskDir: string): TaskValidation | undefined {
+  lastValidationOf(taskDir: string): StoredValidation | undefined {
     return this.lastValidation.get(taskDir);
   }
 
@@ -115,10 +119,12 @@ export class SandboxService implements vscode.Disposable {
         for (const r of results) counts[r.verdict] = (counts[r.verdict] ?? 0) + 1;
         store.finish(counts);
         if (signal.aborted) throw new vscode.CancellationError();
+        writeValidations(store.dir, results);
+        const startedAt = new Date().toISOString();
         for (const [i, r] of results.entries()) {
           const task = tasks[i];
           if (!task) continue;
-          this.publish(task, r);
+          this.publish(task, r, { runDir: store.dir, startedAt });
         }
         this.output.info(`validation finished: ${Object.entries(counts).map(([k, v]) => `${v} ${k}`).join(', ')}`);
         return results;
@@ -163,8 +169,41 @@ export class SandboxService implements vscode.Disposable {
     });
   }
 
-  private publish(task: Task, v: TaskValidation): void {
+  /**
+   * Publishes each task's latest validation found in the workspace's results stores (a validation of
+   * an earlier session, or of `taskwright validate` in a terminal), unless a newer one is shown; drops
+   * what came from a run that has since been deleted. Returns how many tasks it published.
+   */
+  restore(): number {
+    let n = 0;
+    for (const [dir, from] of [...this.publishedFrom]) {
+      if (fs.existsSync(from.runDir)) continue;
+      this.publishedFrom.delete(dir);
+      this.lastValidation.delete(dir);
+      this.ctx.status.set(dir, 'validation', undefined);
+      for (const [uri] of this.diagnosticsOfTask(dir)) this.diagnostics.delete(uri);
+    }
+    for (const folder of vscode.workspace.workspaceFolders ?? []) {
+      for (const [taskPath, latest] of latestValidations(defaultResultsDir(folder.uri.fsPath))) {
+        const task = this.ctx.tasks.get(path.resolve(folder.uri.fsPath, taskPath));
+        if (!task) continue;
+        const shown = this.publishedFrom.get(task.dir);
+        if (shown && (shown.runDir === latest.runDir || shown.startedAt >= latest.startedAt)) continue;
+        this.publish(task, latest.validation, { runDir: latest.runDir, startedAt: latest.startedAt });
+        n++;
+      }
+    }
+    return n;
+  }
+
+  /** Tasks whose validation is shown (restored or from this session). */
+  hasPublished(): boolean {
+    return this.publishedFrom.size > 0;
+  }
+
+  private publish(task: Task, v: StoredValidation, from: { readonly runDir: string; readonly startedAt: string }): void {
     this.lastValidation.set(task.dir, v);
+    this.publishedFrom.set(task.dir, from);
     const failed = v.checks.filter((c) => c.status === 'fail' || c.status === 'error').map((c) => c.name);
     this.ctx.status.set(task.dir, 'validation', {
       level: VERDICT_LEVEL[v.verdict],
@@ -180,7 +219,8 @@ export class SandboxService implements vscode.Disposable {
         : new vscode.Range(0, 0, 0, 0);
       const d = new vscode.Diagnostic(range, f.message, SEVERITY[f.severity]);
       d.source = SANDBOX_SOURCE;
-      d.code = f.rule;
+      const docs = this.ctx.audit.ruleDocsUri(f.rule);
+      d.code = docs ? { value: f.rule, target: docs } : f.rule;
       const list = byFile.get(file) ?? [];
       list.push(d);
       byFile.set(file, list);
