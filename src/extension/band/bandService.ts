@@ -94,6 +94,10 @@ export class BandService implements vscode.Disposable {
       for (const w of warnings) this.ctx.log.debug(`band: ${w}`);
       this.report = report.models.length ? report : undefined;
     }
+    // With nothing chosen yet, the first model is kept as the choice, so models added later (imports,
+    // runs) do not change which band the explorer shows.
+    const first = this.report?.models[0];
+    if (first && !this.selectedModel()) void this.ctx.extension.workspaceState.update(MODEL_KEY, modelKey(first));
     this.publish();
     this.changed.fire(this.report);
     return this.report;

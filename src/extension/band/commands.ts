@@ -96,12 +96,19 @@ export const runPolicy: CommandSpec = {
         });
         const records = results.flat().map((r) => r.record);
         store.finish(countOutcomes(records));
-        const report = bandOf(ctx).refresh();
+        const band = bandOf(ctx);
+        const report = band.refresh();
         const mine = report?.models.find((m) => m.model === (agent.model ?? agent.spec));
-        if (mine) await bandOf(ctx).selectModel(modelKey(mine));
+        // The band model the explorer shows changes only when the user asks (the button), never by itself.
+        if (mine && !band.selectedModel()) await band.selectModel(modelKey(mine));
         if (ctl.signal.aborted) throw new vscode.CancellationError();
         const c = mine?.counts;
-        void vscode.window.showInformationMessage(`Taskwright: ${agent.spec} — ${Object.entries(countOutcomes(records)).map(([k, v]) => `${v} ${k}`).join(', ')}${c ? `; band: ${c['too-easy']} too easy, ${c['in-band']} in band, ${c['too-hard']} too hard` : ''}`);
+        const bands = c ? `; band: ${c['too-easy']} too easy, ${c['in-band']} in band, ${c['too-hard']} too hard, ${c.broken} broken, ${c.insufficient} insufficient` : '';
+        const show = 'Show Its Band';
+        const offer = mine && band.selectedModel() !== modelKey(mine) ? [show] : [];
+        void vscode.window.showInformationMessage(`Taskwright: ${agent.spec} — ${Object.entries(countOutcomes(records)).map(([k, v]) => `${v} ${k}`).join(', ')}${bands}`, ...offer).then((choice) => {
+          if (choice === show && mine) void band.selectModel(modelKey(mine));
+        });
         return records;
       } finally {
         work.dispose();
