@@ -83,7 +83,7 @@ export class TaskwrightStatusBar implements vscode.Disposable {
     md.isTrusted = { enabledCommands: ['workbench.actions.view.problems', `${RUNS_VIEW_ID}.focus`, 'taskwright.band.selectModel'] };
     md.appendMarkdown(`**Taskwright**\n\n`);
     md.appendMarkdown(`[${errors} errors, ${warnings} warnings, ${infos} infos](command:workbench.actions.view.problems) in Problems  \n`);
-    md.appendMarkdown(`[${running ? `${running} trial${running === 1 ? '' : 's'} running` : 'No trials running'}](command:${RUNS_VIEW_ID}.focus) — open the Runs view  \n`);
+    md.appendMarkdown(`[${running ? `${running} trial${running === 1 ? '' : 's'} to go (running or queued)` : 'No trials running'}](command:${RUNS_VIEW_ID}.focus) — open the Runs view  \n`);
     md.appendMarkdown(model ? `Band model: ` : 'No band model yet — ');
     if (model) md.appendText(model);
     md.appendMarkdown(` ([select…](command:taskwright.band.selectModel))`);
