@@ -5,7 +5,7 @@ import type { RunsRowSnapshot } from './runs/runsView';
 /** One dataset group of the Task Explorer as drawn: labels and descriptions of its task rows. */
 export interface ExplorerGroupSnapshot {
   readonly label: string;
-  readonly tasks: readonly { readonly id: string; readonly description: string; readonly contextValue: string; readonly icon?: string }[];
+  readonly tasks: readonly { readonly id: string; readonly description: string; readonly contextValue: string; readonly icon?: string; readonly tooltip?: string }[];
 }
 
 /**

@@ -95,6 +95,14 @@ describe('Task Explorer', () => {
     assert.deepEqual(a.taskExplorer.filter(), {});
   });
 
+  it('renders a task\'s instruction as Markdown in its tooltip', async () => {
+    const a = await api();
+    const row = a.taskExplorer.snapshot().flatMap((g) => g.tasks).find((t) => t.id === 'word-frequency');
+    const first = fs.readFileSync(path.join(workspaceDir(), 'tasks', 'word-frequency', 'instruction.md'), 'utf8').split('\n')[0] ?? '';
+    assert.ok(first.includes('`'), 'the instruction has a code span');
+    assert.ok(row?.tooltip?.includes(first), `the tooltip holds the Markdown as written (not escaped): ${row?.tooltip?.slice(0, 200) ?? '(none)'}`);
+  });
+
   it('New Task scaffolds a task in each format that loads without problems and is revealed', async () => {
     const a = await api();
     tmp = fs.mkdtempSync(path.join(workspaceDir(), 'tmp-new-task-'));

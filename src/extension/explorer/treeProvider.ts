@@ -128,7 +128,7 @@ export class TaskTreeProvider implements vscode.TreeDataProvider<ExplorerNode>, 
     md.appendMarkdown('\n\n---\n\n');
     const lines = (task.instruction ?? '').trim().split(/\r?\n/);
     if (lines.length && lines[0]) {
-      md.appendText(lines.slice(0, INSTRUCTION_LINES).join('\n'));
+      md.appendMarkdown(instructionMarkdown(lines.slice(0, INSTRUCTION_LINES)));
       if (lines.length > INSTRUCTION_LINES) md.appendMarkdown('\n\n*…*');
     } else {
       md.appendMarkdown('*No instruction.*');
@@ -172,6 +172,18 @@ function fileItem(node: FileNode): vscode.TreeItem {
     item.tooltip = `${node.file} is configured but does not exist in ${node.task.id}`;
   }
   return item;
+}
+
+/**
+ * The instruction's first lines as Markdown (it is Markdown: code spans, lists, headings render). The
+ * tooltip is untrusted (no command links, no HTML); theme-icon syntax is escaped so `$(x)` stays text,
+ * and a code fence cut open by the line limit is closed so the status lines below are not swallowed.
+ */
+export function instructionMarkdown(lines: readonly string[]): string {
+  const text = lines.join('\n').replace(/\$\(/g, '\\$(');
+  const fences = lines.filter((l) => /^\s*(```|~~~)/.test(l));
+  if (fences.length % 2 === 0) return text;
+  return `${text}\n${fences[fences.length - 1]?.trim().startsWith('~~~') ? '~~~' : '```'}`;
 }
 
 function escape(text: string): string {
