@@ -35,7 +35,7 @@ interface UiState {
 export class BandApp {
   private data?: PanelData;
   private view?: ReportView;
-  private ui: UiState = { sort: { column: 'id', dir: 'asc' }, filter: '', bands: new Set(), scrollTop: 0 };
+  private ui: UiState = freshUi();
   private readonly table: VirtualTable;
   private pending = 0;
   /** Chart widths from the ResizeObserver: reading clientWidth while rendering would force a layout per chart. */
@@ -78,6 +78,12 @@ export class BandApp {
         break;
       case 'update':
         this.setData(msg.data, false);
+        break;
+      case 'source':
+        // Another dataset: the thresholds, filters and selection of the last one would lie about this one.
+        this.ui = freshUi();
+        this.order = undefined;
+        this.setData(msg.data, true);
         break;
       case 'exported':
         this.status(`Exported ${msg.count} task${msg.count === 1 ? '' : 's'} to ${msg.file}`);
@@ -453,6 +459,10 @@ export class BandApp {
   countsOf(key?: string): Readonly<Record<Band, number>> | undefined {
     return this.view?.models.find((m) => m.key === (key ?? this.ui.model))?.counts;
   }
+}
+
+function freshUi(): UiState {
+  return { sort: { column: 'id', dir: 'asc' }, filter: '', bands: new Set(), scrollTop: 0 };
 }
 
 function round2(v: number): number {

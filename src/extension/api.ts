@@ -1,10 +1,11 @@
 import type { Task } from '../core/model/task';
 import type { TaskFilter } from './explorer/filter';
+import type { RunsRowSnapshot } from './runs/runsView';
 
 /** One dataset group of the Task Explorer as drawn: labels and descriptions of its task rows. */
 export interface ExplorerGroupSnapshot {
   readonly label: string;
-  readonly tasks: readonly { readonly id: string; readonly description: string; readonly contextValue: string; readonly icon?: string }[];
+  readonly tasks: readonly { readonly id: string; readonly description: string; readonly contextValue: string; readonly icon?: string; readonly tooltip?: string }[];
 }
 
 /**
@@ -31,5 +32,28 @@ export interface TaskwrightApi {
   readonly diagnostics: {
     /** Resolves when no audit is scheduled or running. */
     whenIdle(): Promise<void>;
+  };
+  readonly runs: {
+    /** The Runs view's rows as drawn (runs → tasks → trials), as last read from the store. */
+    snapshot(depth?: number): Promise<RunsRowSnapshot[]>;
+    /** The run folders shown, newest first (as drawn, without rereading). */
+    shownRunDirs(): string[];
+    /** The view's node of a run (or of one of its trials), to pass to the Runs view's commands. */
+    node(runDir: string, trialId?: string): unknown;
+  };
+  readonly bandPanel: {
+    /** The open band panel: its source, whether the webview answered, the report's models and rows, its view state. */
+    current(): {
+      readonly source: string | undefined;
+      readonly ready: boolean;
+      readonly models: readonly { readonly key: string; readonly tasks: readonly { readonly id: string; readonly attempts: number; readonly successes: number }[] }[];
+      readonly viewState: Readonly<Record<string, unknown>>;
+    } | undefined;
+  };
+  readonly statusBar: {
+    /** What the Taskwright status bar item counts and shows now. */
+    current(): { readonly errors: number; readonly warnings: number; readonly infos: number; readonly running: number; readonly model: string | undefined; readonly text: string };
+    /** The command a click on the item runs. */
+    command(): string | undefined;
   };
 }

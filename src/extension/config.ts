@@ -15,6 +15,11 @@ export interface Settings {
   'audit.debounceMs': number;
   /** Per-rule severity overrides; `off` silences a rule. Resource-scoped: per folder. */
   'audit.severity': Record<string, Severity | 'off'>;
+  /**
+   * Where the audit's findings show in Problems: `workspace` every task's (the same audit that colours
+   * the Task Explorer), `openTasks` only tasks with an open file or pinned by "Audit Workspace".
+   */
+  'audit.scope': 'workspace' | 'openTasks';
   /** A baseline file (taskwright audit --write-baseline), relative to the workspace folder; '' for none. Resource-scoped. */
   'audit.baseline': string;
   /** Show the worst finding of each task in the Task Explorer. */
@@ -32,6 +37,7 @@ const FALLBACK: Settings = {
   'audit.debounceMs': 300,
   'audit.severity': {},
   'audit.baseline': '',
+  'audit.scope': 'workspace',
   'explorer.showStatus': true,
   'models.default': '',
   'models.authHeader': 'bearer',

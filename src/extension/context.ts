@@ -3,6 +3,8 @@ import { Config } from './config';
 import { AuditService } from './diagnostics/auditService';
 import { TaskExplorer } from './explorer/explorer';
 import { createLog } from './log';
+import { TrialActivity } from './runs/activity';
+import { RunsView } from './runs/runsView';
 import { TaskIndex } from './tasks/taskIndex';
 import { TaskStatusService } from './tasks/status';
 
@@ -22,6 +24,10 @@ export class Ctx implements vscode.Disposable {
   readonly explorer: TaskExplorer;
   /** The static audit in the editor: diagnostics, and each task's worst finding in the explorer. */
   readonly audit: AuditService;
+  /** Trials running now in this window (validations, reruns, policy runs), for the status bar. */
+  readonly trials: TrialActivity;
+  /** The Runs view over the results store. */
+  readonly runs: RunsView;
   private readonly disposables: vscode.Disposable[] = [];
   private readonly services = new Map<new (ctx: Ctx) => vscode.Disposable, vscode.Disposable>();
 
@@ -31,6 +37,8 @@ export class Ctx implements vscode.Disposable {
     this.status = this.own(new TaskStatusService());
     this.explorer = this.own(new TaskExplorer(this));
     this.audit = this.own(new AuditService(this));
+    this.trials = this.own(new TrialActivity());
+    this.runs = this.own(new RunsView(this));
     extension.subscriptions.push(this);
   }
 
@@ -51,6 +59,11 @@ export class Ctx implements vscode.Disposable {
       this.services.set(Service, s);
     }
     return s;
+  }
+
+  /** Whether the feature's service was made already (without making it). */
+  hasService(Service: new (ctx: Ctx) => vscode.Disposable): boolean {
+    return this.services.has(Service);
   }
 
   /** Absolute URI of a file shipped with the extension (media/, docs/rules/, dist/). */

@@ -1,7 +1,11 @@
 import * as vscode from 'vscode';
 import type { TaskwrightApi } from './api';
 import { registerCommands } from './commands/index';
+import { modelKey } from './band/bandService';
 import { Ctx } from './context';
+import { BandPanel } from './panel/bandPanel';
+import { restoreValidations } from './sandbox/restore';
+import { TaskwrightStatusBar } from './statusBar/statusBar';
 import { registerCodeActions } from './diagnostics/codeActions';
 import { registerFixActions } from './review/fix';
 import { watchTasks } from './tasks/watcher';
@@ -17,6 +21,9 @@ export async function activate(extension: vscode.ExtensionContext): Promise<Task
   ctx.own(ctx.config.onDidChange(['discovery.exclude'], () => void ctx.tasks.rediscover()));
   ctx.own(ctx.tasks.onDidChange(() => void ctx.setContext('hasTasks', ctx.tasks.all().length > 0)));
 
+  const statusBar = ctx.own(new TaskwrightStatusBar(ctx));
+  ctx.own(restoreValidations(ctx));
+
   void ctx.tasks.rediscover();
   const api: TaskwrightApi = {
     taskExplorer: {
@@ -31,6 +38,25 @@ export async function activate(extension: vscode.ExtensionContext): Promise<Task
     },
     diagnostics: {
       whenIdle: () => ctx.audit.whenIdle(),
+    },
+    runs: {
+      snapshot: (depth) => ctx.runs.snapshot(depth),
+      shownRunDirs: () => ctx.runs.runs().map((r) => r.run.dir),
+      node: (runDir, trialId) => ctx.runs.node(runDir, trialId),
+    },
+    bandPanel: {
+      current: () => {
+        const p = BandPanel.current;
+        if (!p) return undefined;
+        return {
+          source: p.source, ready: p.isReady, viewState: { ...p.viewState },
+          models: (p.report?.models ?? []).map((m) => ({ key: modelKey(m), tasks: m.tasks.map((t) => ({ id: t.id, attempts: t.attempts, successes: t.successes })) })),
+        };
+      },
+    },
+    statusBar: {
+      current: () => statusBar.current(),
+      command: () => (typeof statusBar.item.command === 'string' ? statusBar.item.command : statusBar.item.command?.command),
     },
   };
   return api;

@@ -7,7 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import * as vscode from 'vscode';
 import type { TaskwrightApi } from '../../src/extension/api';
-import { api, until } from './helpers';
+import { api, until, writeHarborJob } from './helpers';
 
 function taskDir(id: string): string {
   const ws = vscode.workspace.workspaceFolders?.[0];
@@ -15,37 +15,6 @@ function taskDir(id: string): string {
   const dir = path.join(ws.uri.fsPath, 'tasks', id);
   assert.ok(fs.existsSync(dir), `example task ${id} is missing at ${dir}`);
   return dir;
-}
-
-/** Rewards per task: one trial folder per entry, in start order. */
-type Rollouts = Readonly<Record<string, readonly number[]>>;
-
-/**
- * A finished Harbor job as Harbor writes it (`<job>/config.json`, `<job>/result.json`, one
- * `<task>__<id>/result.json` per trial), reduced to the fields a TrialResult always carries.
- */
-function writeHarborJob(jobsDir: string, job: string, model: string, rollouts: Rollouts): void {
-  const dir = path.join(jobsDir, job);
-  fs.mkdirSync(dir, { recursive: true });
-  fs.writeFileSync(path.join(dir, 'config.json'), JSON.stringify({ job_name: job, n_attempts: 2 }));
-  fs.writeFileSync(path.join(dir, 'result.json'), JSON.stringify({ started_at: '2026-11-20T10:00:00Z', finished_at: '2026-11-20T11:00:00Z' }));
-  let n = 0;
-  for (const [task, rewards] of Object.entries(rollouts)) {
-    for (const reward of rewards) {
-      n++;
-      const trial = `${task}__t${String(n).padStart(6, '0')}`;
-      const started = `2026-11-20T10:${String(n).padStart(2, '0')}:00Z`;
-      fs.mkdirSync(path.join(dir, trial), { recursive: true });
-      fs.writeFileSync(path.join(dir, trial, 'result.json'), JSON.stringify({
-        id: `${job}-${n}`, task_name: task, trial_name: trial, task_id: { path: `tasks/${task}` }, source: 'tasks',
-        agent_info: { name: 'terminus-2', version: '2.0.0', model_info: { name: model, provider: 'test' } },
-        agent_result: { n_input_tokens: 1000, n_output_tokens: 100 },
-        verifier_result: { rewards: { reward } },
-        exception_info: null,
-        started_at: started, finished_at: started.replace(':00Z', ':30Z'),
-      }));
-    }
-  }
 }
 
 function bandStatus(a: TaskwrightApi, id: string): { level: string; summary: string } | undefined {
@@ -67,6 +36,8 @@ describe('Solvability band', () => {
 
   it('imports Harbor jobs and shows each task\'s band for the selected model in the Task Explorer', async () => {
     const a = await api();
+    await a.diagnostics.whenIdle();
+    const iconsBefore = new Map(a.taskExplorer.snapshot().flatMap((g) => g.tasks).map((t) => [t.id, t.icon]));
     tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'tw-band-suite-'));
     const jobs = path.join(tmp, 'jobs');
     writeHarborJob(jobs, '2026-11-20__10-00-00', 'model-a', {
@@ -81,23 +52,35 @@ describe('Solvability band', () => {
     assert.deepEqual(report.models.map((m) => m.model).sort(), ['model-a', 'model-b']);
 
     assert.equal(await vscode.commands.executeCommand('taskwright.band.selectModel', 'model-a'), 'model-a');
+    await until('the status bar names the band model', () => a.statusBar.current().model === 'model-a');
+    assert.match(a.statusBar.current().text, /\$\(graph\) model-a$/);
     const easy = bandStatus(a, 'word-frequency');
     assert.ok(easy, 'word-frequency has no band status after the import');
     assert.match(easy.summary, /^band for model-a: too easy — 2\/2 solved/);
-    assert.equal(easy.level, 'info');
     const inBand = bandStatus(a, 'semver-sort');
     assert.match(inBand?.summary ?? '(none)', /^band for model-a: in band — 1\/2 solved/);
-    assert.equal(inBand?.level, 'ok');
     const hard = bandStatus(a, 'csv-region-totals');
     assert.match(hard?.summary ?? '(none)', /^band for model-a: too hard — 0\/2 solved/);
-    assert.equal(hard?.level, 'warning');
     // A task with no rollouts gets no band status.
     assert.equal(bandStatus(a, 'dedupe-contacts'), undefined);
 
-    // The explorer draws the worst status as the task's icon: a too-hard task is at least a warning.
-    const row = a.taskExplorer.snapshot().flatMap((g) => g.tasks).find((t) => t.id === 'csv-region-totals');
-    assert.ok(row, 'csv-region-totals is not in the Task Explorer');
-    assert.ok(row.icon === 'warning' || row.icon === 'error', `csv-region-totals icon is ${row.icon ?? 'none'}`);
+    // The band is text on the row ("in band 50%"), never the icon: the icon stays the task's health.
+    const rows = (): Map<string, { description: string; icon?: string }> => new Map(a.taskExplorer.snapshot().flatMap((g) => g.tasks).map((t) => [t.id, t]));
+    await until('band text on the rows', () => /· too hard 0%$/.test(rows().get('csv-region-totals')?.description ?? ''));
+    assert.match(rows().get('word-frequency')?.description ?? '', /· too easy 100%$/);
+    assert.match(rows().get('semver-sort')?.description ?? '', /· in band 50%$/);
+    assert.doesNotMatch(rows().get('dedupe-contacts')?.description ?? '', /band|too /);
+    for (const id of ['csv-region-totals', 'word-frequency', 'semver-sort']) {
+      assert.equal(rows().get(id)?.icon, iconsBefore.get(id), `${id}: the band changed the icon`);
+    }
+
+    // The filter narrows by band (for the selected model), and clears.
+    await vscode.commands.executeCommand('taskwright.tasks.filter', { bands: ['too-hard'] });
+    await until('only the too-hard task shown', () => JSON.stringify(a.taskExplorer.visibleTaskIds()) === JSON.stringify(['csv-region-totals']));
+    await vscode.commands.executeCommand('taskwright.tasks.filter', { bands: ['in-band', 'too-easy'] });
+    await until('in band and too easy shown', () => JSON.stringify(a.taskExplorer.visibleTaskIds()) === JSON.stringify(['semver-sort', 'word-frequency']));
+    await vscode.commands.executeCommand('taskwright.tasks.clearFilter');
+    assert.deepEqual(a.taskExplorer.visibleTaskIds(), a.taskExplorer.taskIds());
 
     // Switching the model re-publishes every task's band: model-b only ran word-frequency, and failed it.
     assert.equal(await vscode.commands.executeCommand('taskwright.band.selectModel', 'model-b'), 'model-b');

@@ -1,7 +1,8 @@
-// Runs inside the real VS Code extension host with `examples/` open: opening a task file audits its
-// task and shows the findings as diagnostics (source, code, docs link), the explorer shows the task's
-// worst finding, a quick fix changes the file and the finding goes, closing clears, and "Audit
-// Workspace" publishes diagnostics for every task.
+// Runs inside the real VS Code extension host with `examples/` open and `taskwright.audit.scope` set to
+// `openTasks`: opening a task file audits its task and shows the findings as diagnostics (source, code,
+// docs link), the explorer shows the task's worst finding, a quick fix changes the file and the finding
+// goes, closing clears, and "Audit Workspace" publishes diagnostics for every task. (The default scope,
+// every task in Problems without opening a file, is status.test.ts.)
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -21,8 +22,14 @@ describe('Audit diagnostics and quick fixes', () => {
   const uri = exampleUri(TASK, FILE);
   let onDisk = '';
 
-  before(() => { onDisk = fs.readFileSync(uri.fsPath, 'utf8'); });
+  const config = (): vscode.WorkspaceConfiguration => vscode.workspace.getConfiguration('taskwright');
+  before(async () => {
+    onDisk = fs.readFileSync(uri.fsPath, 'utf8');
+    // These cases follow diagnostics as files open and close: Problems for open tasks only.
+    await config().update('audit.scope', 'openTasks', vscode.ConfigurationTarget.Global);
+  });
   after(async () => {
+    await config().update('audit.scope', undefined, vscode.ConfigurationTarget.Global);
     const changed = fs.readFileSync(uri.fsPath, 'utf8') !== onDisk;
     if (changed) fs.writeFileSync(uri.fsPath, onDisk); // never leave the example modified, even on failure
     await vscode.commands.executeCommand('workbench.action.closeAllEditors');

@@ -95,6 +95,14 @@ describe('Task Explorer', () => {
     assert.deepEqual(a.taskExplorer.filter(), {});
   });
 
+  it('renders a task\'s instruction as Markdown in its tooltip', async () => {
+    const a = await api();
+    const row = a.taskExplorer.snapshot().flatMap((g) => g.tasks).find((t) => t.id === 'word-frequency');
+    const first = fs.readFileSync(path.join(workspaceDir(), 'tasks', 'word-frequency', 'instruction.md'), 'utf8').split('\n')[0] ?? '';
+    assert.ok(first.includes('`'), 'the instruction has a code span');
+    assert.ok(row?.tooltip?.includes(first), `the tooltip holds the Markdown as written (not escaped): ${row?.tooltip?.slice(0, 200) ?? '(none)'}`);
+  });
+
   it('New Task scaffolds a task in each format that loads without problems and is revealed', async () => {
     const a = await api();
     tmp = fs.mkdtempSync(path.join(workspaceDir(), 'tmp-new-task-'));
@@ -109,6 +117,8 @@ describe('Task Explorer', () => {
       assert.equal(task.format, format);
       assert.deepEqual(task.problems, []);
       assert.ok(a.taskExplorer.taskIds().includes(id));
+      // The tree redraws after a short debounce: wait for the row rather than racing the redraw.
+      await until(`${id} drawn in the tree`, () => a.taskExplorer.snapshot().some((g) => g.tasks.some((t) => t.id === id)));
       const group = a.taskExplorer.snapshot().find((g) => g.tasks.some((t) => t.id === id));
       assert.equal(group?.label, path.basename(tmp), 'grouped under its folder');
       await until(`${id} selected in the tree`, () => a.taskExplorer.selectedTaskDirs().includes(dir));

@@ -1,6 +1,7 @@
 // Shared by the extension-host suites: the extension's test API, the open workspace (the rig opens
 // examples/), diagnostic codes, and polling for what the extension does asynchronously.
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
 import path from 'node:path';
 import * as vscode from 'vscode';
 import type { TaskwrightApi } from '../../src/extension/api';
@@ -40,3 +41,35 @@ export async function until(what: string, check: () => boolean, deadlineMs = 45_
     await new Promise((r) => setTimeout(r, 50));
   }
 }
+
+/** Rewards per task: one trial folder per entry, in start order. */
+type Rollouts = Readonly<Record<string, readonly number[]>>;
+
+/**
+ * A finished Harbor job as Harbor writes it (`<job>/config.json`, `<job>/result.json`, one
+ * `<task>__<id>/result.json` per trial), reduced to the fields a TrialResult always carries.
+ */
+export function writeHarborJob(jobsDir: string, job: string, model: string, rollouts: Rollouts): void {
+  const dir = path.join(jobsDir, job);
+  fs.mkdirSync(dir, { recursive: true });
+  fs.writeFileSync(path.join(dir, 'config.json'), JSON.stringify({ job_name: job, n_attempts: 2 }));
+  fs.writeFileSync(path.join(dir, 'result.json'), JSON.stringify({ started_at: '2026-11-20T10:00:00Z', finished_at: '2026-11-20T11:00:00Z' }));
+  let n = 0;
+  for (const [task, rewards] of Object.entries(rollouts)) {
+    for (const reward of rewards) {
+      n++;
+      const trial = `${task}__t${String(n).padStart(6, '0')}`;
+      const started = `2026-11-20T10:${String(n).padStart(2, '0')}:00Z`;
+      fs.mkdirSync(path.join(dir, trial), { recursive: true });
+      fs.writeFileSync(path.join(dir, trial, 'result.json'), JSON.stringify({
+        id: `${job}-${n}`, task_name: task, trial_name: trial, task_id: { path: `tasks/${task}` }, source: 'tasks',
+        agent_info: { name: 'terminus-2', version: '2.0.0', model_info: { name: model, provider: 'test' } },
+        agent_result: { n_input_tokens: 1000, n_output_tokens: 100 },
+        verifier_result: { rewards: { reward } },
+        exception_info: null,
+        started_at: started, finished_at: started.replace(':00Z', ':30Z'),
+      }));
+    }
+  }
+}
+

@@ -7,7 +7,7 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import * as vscode from 'vscode';
-import { api, workspaceDir, codeOf } from './helpers';
+import { api, workspaceDir, codeOf, until } from './helpers';
 
 /** The diagnostic source of dynamic (sandbox) findings, as documented for users. */
 const SANDBOX_SOURCE = 'taskwright sandbox';
@@ -47,7 +47,19 @@ describe('Sandbox: Validate Task', () => {
     assert.ok(fs.existsSync(path.join(dir, 'task.toml')), `${dir} is not the Harbor example task`);
     assert.equal(config().get('sandbox.runs'), 1);
 
-    const v = await vscode.commands.executeCommand<{ verdict: string; findings: { rule: string }[]; checks: { name: string; status: string; runs: number }[] } | undefined>('taskwright.sandbox.validate', dir);
+    const validating = vscode.commands.executeCommand<{ verdict: string; findings: { rule: string }[]; checks: { name: string; status: string; runs: number }[] } | undefined>('taskwright.sandbox.validate', dir);
+    // While it runs, the status bar counts its trials.
+    let sawRunning = 0;
+    let settled = false;
+    void Promise.resolve(validating).finally(() => { settled = true; });
+    await until('the status bar counts running trials', () => {
+      sawRunning = Math.max(sawRunning, a.statusBar.current().running);
+      return sawRunning > 0 || settled;
+    }, 5 * 60_000);
+    assert.ok(sawRunning > 0, 'the status bar never showed a running trial');
+    assert.match(a.statusBar.current().text, /\$\(sync~spin\) \d+ running/);
+    const v = await validating;
+    assert.equal(a.statusBar.current().running, 0, 'nothing counted as running after the validation');
     assert.ok(v, 'Validate Task returned nothing');
     assert.ok(v.findings.some((f) => f.rule === 'nop-passes'), `findings: ${v.findings.map((f) => f.rule).join(', ') || 'none'}`);
     assert.equal(v.verdict, 'misaligned');
@@ -70,9 +82,17 @@ describe('Sandbox: Validate Task', () => {
     assert.equal(status?.level, 'error');
     assert.match(status?.summary ?? '', /misaligned/);
 
+    // The finding links its rule's page, like the audit's.
+    const docs = path.join(vscode.extensions.getExtension('taskwright.taskwright')?.extensionPath ?? '', 'docs', 'rules', 'nop-passes.md');
+    if (fs.existsSync(docs)) assert.equal(typeof finding.code === 'object' ? finding.code.target.fsPath : undefined, docs);
+
     // Every trial container was force-removed.
     const created = listRuns().filter((r) => !runsBefore.has(r));
     assert.equal(created.length, 1, `expected one new validation run folder, got ${created.join(', ') || 'none'}`);
+    // The verdicts are kept beside the trials, so a reload shows them again.
+    const stored = JSON.parse(fs.readFileSync(path.join(runsDir(), created[0]!, 'validation.json'), 'utf8')) as { tasks: { id: string; verdict: string; findings: { rule: string }[] }[] };
+    assert.equal(stored.tasks[0]?.verdict, 'misaligned');
+    assert.ok(stored.tasks[0]?.findings.some((f) => f.rule === 'nop-passes'));
     const left = execFileSync('docker', ['ps', '-aq', '--filter', `label=taskwright.run=${created[0]}`], { encoding: 'utf8' }).trim();
     assert.equal(left, '', `containers left behind by run ${created[0]}`);
   });

@@ -45,6 +45,10 @@ void describe('band panel protocol: host → webview', () => {
     assert.deepEqual(init?.type === 'init' ? init.data : undefined, { report, source: '/w/.taskwright/runs', live: true });
     assert.equal(parseHostMessage({ type: 'update', data })?.type, 'update');
     assert.equal(parseHostMessage({ type: 'update', data: { report, source: 's', live: true } }), undefined, 'a plain (non-wire) report is not a message');
+    // A new source (the view state starts afresh) carries its data like an update, checked the same way.
+    const source = parseHostMessage({ type: 'source', data });
+    assert.deepEqual(source, { type: 'source', data: { report, source: '/w/.taskwright/runs', live: true } });
+    assert.equal(parseHostMessage({ type: 'source', data: { report, source: 's', live: true } }), undefined);
     assert.deepEqual(parseHostMessage({ type: 'exported', count: 3, file: 'a.json' }), { type: 'exported', count: 3, file: 'a.json' });
   });
   void it('rejects reports that break the contract', () => {

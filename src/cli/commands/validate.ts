@@ -5,6 +5,7 @@ import { DEFAULT_MAX_INFRA_RATE, describeInfraRate, infraRate, jobKey } from '..
 import { defaultResultsDir, newRunId, RunStore } from '../../core/results/store';
 import type { ContainerRuntime } from '../../core/sandbox/runtime';
 import { enginesOf, finishEngines } from '../engines';
+import { writeValidations } from '../../core/results/validations';
 import { reapOrphans } from '../../core/sandbox/reaper';
 import { recoverDeadRuns } from '../../core/sandbox/runner';
 import { InfraError } from '../../core/sandbox/runtime';
@@ -143,6 +144,8 @@ export const validateCommand: CliCommand = {
     for (const r of results) counts[r.verdict] = (counts[r.verdict] ?? 0) + 1;
     await finishEngines(engines, io);
     store.finish(counts);
+    // The verdicts beside the trials: the editor (and any later reader) shows them without rerunning.
+    if (!io.signal.aborted) writeValidations(store.dir, results);
     if (io.signal.aborted) {
       io.err('taskwright: interrupted; containers removed, finished trials kept in the results store');
       return 130;

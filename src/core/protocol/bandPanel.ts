@@ -53,6 +53,8 @@ export interface WirePanelData {
 export type HostToWebview =
   | { readonly type: 'init'; readonly data: WirePanelData; readonly state?: PanelViewState }
   | { readonly type: 'update'; readonly data: WirePanelData }
+  /** The panel now shows another results source: the view state (thresholds, filters, selection) starts afresh. */
+  | { readonly type: 'source'; readonly data: WirePanelData }
   | { readonly type: 'exported'; readonly count: number; readonly file: string }
   | { readonly type: 'error'; readonly message: string };
 
@@ -60,6 +62,7 @@ export type HostToWebview =
 export type HostMessage =
   | { readonly type: 'init'; readonly data: PanelData; readonly state?: PanelViewState }
   | { readonly type: 'update'; readonly data: PanelData }
+  | { readonly type: 'source'; readonly data: PanelData }
   | { readonly type: 'exported'; readonly count: number; readonly file: string }
   | { readonly type: 'error'; readonly message: string };
 
@@ -200,9 +203,10 @@ export function parseHostMessage(v: unknown): HostMessage | undefined {
       if (!data) return undefined;
       return v.state === undefined ? { type: 'init', data } : { type: 'init', data, state: sanitizeViewState(v.state) };
     }
-    case 'update': {
+    case 'update':
+    case 'source': {
       const data = decodePanelData(v.data);
-      return data ? { type: 'update', data } : undefined;
+      return data ? { type: v.type, data } : undefined;
     }
     case 'exported':
       return isCount(v.count) && isStr(v.file) ? { type: 'exported', count: v.count, file: v.file } : undefined;

@@ -6,15 +6,11 @@ import { computeBand } from '../../core/band/compute';
 import type { Band, BandReport, ModelBandReport, TaskBandRow } from '../../core/band/types';
 import { defaultResultsDir } from '../../core/results/store';
 import type { Ctx } from '../context';
-import type { StatusLevel } from '../tasks/status';
 
 /** The secrets policy agents may need, as stored in SecretStorage under `taskwright.<NAME>`. */
 export const SECRET_NAMES = ['ANTHROPIC_API_KEY', 'ANTHROPIC_AUTH_TOKEN', 'OPENAI_API_KEY'] as const;
 export type SecretName = (typeof SECRET_NAMES)[number];
 
-const BAND_LEVEL: Readonly<Record<Band, StatusLevel>> = {
-  'in-band': 'ok', 'too-easy': 'info', insufficient: 'info', 'too-hard': 'warning', broken: 'error',
-};
 const BAND_TEXT: Readonly<Record<Band, string>> = {
   'in-band': 'in band', 'too-easy': 'too easy', 'too-hard': 'too hard', broken: 'broken', insufficient: 'insufficient attempts',
 };
@@ -70,6 +66,7 @@ export class BandService implements vscode.Disposable {
   async selectModel(key: string | undefined): Promise<void> {
     await this.ctx.extension.workspaceState.update(MODEL_KEY, key);
     this.publish();
+    this.changed.fire(this.report);
   }
 
   current(): BandReport | undefined {
@@ -97,6 +94,10 @@ export class BandService implements vscode.Disposable {
       for (const w of warnings) this.ctx.log.debug(`band: ${w}`);
       this.report = report.models.length ? report : undefined;
     }
+    // With nothing chosen yet, the first model is kept as the choice, so models added later (imports,
+    // runs) do not change which band the explorer shows.
+    const first = this.report?.models[0];
+    if (first && !this.selectedModel()) void this.ctx.extension.workspaceState.update(MODEL_KEY, modelKey(first));
     this.publish();
     this.changed.fire(this.report);
     return this.report;
@@ -116,8 +117,12 @@ export class BandService implements vscode.Disposable {
       if (!r) continue;
       const infra = (r.infraErrors ? `, ${r.infraErrors} infra error(s) not counted` : '')
         + (r.verifierOom ? `, ${r.verifierOom} verifier OOM (memory limit too tight for its verifier)` : '');
+      // The band is text on the row, never the icon: the icon is the task's health (see TaskStatusService).
       this.ctx.status.set(task.dir, 'band', {
-        level: BAND_LEVEL[r.band],
+        level: 'ok',
+        band: r.band,
+        // The share of attempts solved (pass@k of 1 in 2 is 100%, which reads as if it always passed).
+        label: r.band === 'broken' || r.band === 'insufficient' ? BAND_TEXT[r.band] : `${BAND_TEXT[r.band]} ${pct(r.attempts ? r.successes / r.attempts : null)}`,
         summary: `band for ${modelKey(m)}: ${BAND_TEXT[r.band]} — ${r.successes}/${r.attempts} solved, pass@${this.report.k} ${pct(r.passAtK)}${infra}${r.brokenReason ? ` (${r.brokenReason})` : ''}`,
       });
     }

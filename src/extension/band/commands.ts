@@ -66,6 +66,7 @@ export const runPolicy: CommandSpec = {
       const sub = token.onCancellationRequested(() => ctl.abort(new Error('cancelled')));
       const engines = enginesFromSettings(perEngine, (l) => out.warn(l));
       const { runtime, concurrency } = engines;
+      const work = ctx.trials.begin(tasks.length * attempts);
       try {
         const store = RunStore.create(resultsDir, {
           id: newRunId(agent.spec.replace(/[^A-Za-z0-9]+/g, '-').slice(0, 24)), kind: 'run', agent: agent.spec,
@@ -86,20 +87,29 @@ export const runPolicy: CommandSpec = {
           onOutput: (text) => { for (const line of text.replace(/\n$/, '').split('\n')) out.info(line); },
           onTrial: (r, job) => {
             if (r.record.outcome !== 'infra-error' || !r.retryable) done++;
+            work.finished(done);
             progress.report({ message: `${job.task.id} #${job.attempt}: ${r.record.outcome} (${done}/${jobs.length})`, increment: 100 / jobs.length });
           },
         });
         const records = results.flat().map((r) => r.record);
         await reportEngines(engines, (l) => out.info(l));
         store.finish(countOutcomes(records));
-        const report = bandOf(ctx).refresh();
+        const band = bandOf(ctx);
+        const report = band.refresh();
         const mine = report?.models.find((m) => m.model === (agent.model ?? agent.spec));
-        if (mine) await bandOf(ctx).selectModel(modelKey(mine));
+        // The band model the explorer shows changes only when the user asks (the button), never by itself.
+        if (mine && !band.selectedModel()) await band.selectModel(modelKey(mine));
         if (ctl.signal.aborted) throw new vscode.CancellationError();
         const c = mine?.counts;
-        void vscode.window.showInformationMessage(`Taskwright: ${agent.spec} — ${Object.entries(countOutcomes(records)).map(([k, v]) => `${v} ${k}`).join(', ')}${c ? `; band: ${c['too-easy']} too easy, ${c['in-band']} in band, ${c['too-hard']} too hard` : ''}`);
+        const bands = c ? `; band: ${c['too-easy']} too easy, ${c['in-band']} in band, ${c['too-hard']} too hard, ${c.broken} broken, ${c.insufficient} insufficient` : '';
+        const show = 'Show Its Band';
+        const offer = mine && band.selectedModel() !== modelKey(mine) ? [show] : [];
+        void vscode.window.showInformationMessage(`Taskwright: ${agent.spec} — ${Object.entries(countOutcomes(records)).map(([k, v]) => `${v} ${k}`).join(', ')}${bands}`, ...offer).then((choice) => {
+          if (choice === show && mine) void band.selectModel(modelKey(mine));
+        });
         return records;
       } finally {
+        work.dispose();
         sub.dispose();
         bandOf(ctx).refresh();
       }

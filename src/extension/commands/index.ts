@@ -16,6 +16,7 @@ import { BAND_COMMANDS } from '../band/commands';
 import { GENERATE_COMMANDS } from '../generate/commands';
 import { REVIEW_COMMANDS } from '../review/commands';
 import { fixFindingCommand } from '../review/fix';
+import { RUNS_COMMANDS } from '../runs/commands';
 
 /**
  * The one command table. Each command lives in its own file; to add one, import it here and add it
@@ -37,6 +38,7 @@ export const COMMANDS: readonly CommandSpec[] = [
   ...GENERATE_COMMANDS,
   ...REVIEW_COMMANDS,
   fixFindingCommand,
+  ...RUNS_COMMANDS,
 ];
 
 export function registerCommands(ctx: Ctx): void {

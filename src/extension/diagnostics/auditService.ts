@@ -22,9 +22,10 @@ interface PublishedFile {
 /**
  * Static audit in the editor. Each task is audited as a whole (rules are cross-file) with the unsaved
  * text of its open files as an overlay; one task's edit re-audits only that task, after a debounce,
- * aborting an audit of the same task still running. Diagnostics are published for tasks that have an
- * open file (or were audited by "Audit Workspace") and cleared when the last file closes or the task
- * is deleted; every task's worst finding feeds the explorer's status slot.
+ * aborting an audit of the same task still running. Diagnostics are published for every task (setting
+ * `taskwright.audit.scope`; with `openTasks`, only for tasks that have an open file or were audited by
+ * "Audit Workspace", cleared when the last file closes) and cleared when the task is deleted; every
+ * task's worst finding feeds the explorer's status slot.
  */
 export class AuditService implements vscode.Disposable {
   readonly collection = vscode.languages.createDiagnosticCollection('taskwright');
@@ -47,7 +48,7 @@ export class AuditService implements vscode.Disposable {
       this.collection,
       registerPrecisionHover(this.collection),
       vscode.workspace.onDidOpenTextDocument((doc) => this.onDocument(doc, 0)),
-      vscode.workspace.onDidChangeTextDocument((e) => { if (e.contentChanges.length) this.onDocument(e.document, this.debounceMs()); }),
+      vscode.workspace.onDidChangeTextDocument((e) => { if (e.contentChanges.length && ctx.config.get('audit.onType')) this.onDocument(e.document, this.debounceMs()); }),
       vscode.workspace.onDidCloseTextDocument((doc) => this.onDocument(doc, 0)),
       // A closed tab does not close its document at once (VS Code keeps the model a while), so the
       // tabs decide whether a task's diagnostics stay.
@@ -62,7 +63,7 @@ export class AuditService implements vscode.Disposable {
         if (change.dirs === 'all') this.auditAllInBackground();
         else for (const dir of change.dirs) this.schedule(dir, 0);
       }),
-      ctx.config.onDidChange(['audit.severity', 'audit.onType', 'audit.baseline'], () => this.auditAllInBackground()),
+      ctx.config.onDidChange(['audit.severity', 'audit.onType', 'audit.baseline', 'audit.scope'], () => this.auditAllInBackground()),
     );
     this.docsReady = this.loadDocsIndex();
     if (ctx.tasks.isLoaded) this.auditAllInBackground();
@@ -173,8 +174,10 @@ export class AuditService implements vscode.Disposable {
         level: worstSeverity(findings) ?? 'ok',
         summary: summarize(findings),
       });
+      // Problems shows what the tree's icons say: every task's findings, unless the user asked for open tasks only.
+      const everyTask = this.ctx.config.get('audit.scope', vscode.Uri.file(taskDir)) !== 'openTasks';
       const live = this.ctx.config.get('audit.onType') && (this.hasOpenTab(taskDir) || open.some((d) => d.isDirty));
-      if (live || this.pinned.has(taskDir)) this.publish(task, findings, versions);
+      if (everyTask || live || this.pinned.has(taskDir)) this.publish(task, findings, versions);
       else this.clear(taskDir);
       return findings;
     } catch (e) {
@@ -228,6 +231,16 @@ export class AuditService implements vscode.Disposable {
       this.files.delete(key);
     }
     this.byTask.delete(taskDir);
+  }
+
+  /** The rule's page shipped with the extension (docs/rules/<rule>.md), when there is one. */
+  ruleDocsUri(rule: string): vscode.Uri | undefined {
+    return this.docsUri(rule);
+  }
+
+  /** Resolves once the list of rule pages is read (before it, ruleDocsUri knows none). */
+  docsIndexed(): Promise<void> {
+    return this.docsReady;
   }
 
   private docsUri(rule: string): vscode.Uri | undefined {

@@ -57,7 +57,8 @@ export class TaskExplorer implements vscode.Disposable {
       tasks: this.provider.getChildren(ds).map((n) => {
         const item = this.provider.getTreeItem(n);
         const icon = item.iconPath instanceof vscode.ThemeIcon ? item.iconPath.id : undefined;
-        return { id: String(item.label), description: String(item.description ?? ''), contextValue: item.contextValue ?? '', ...(icon ? { icon } : {}) };
+        const tooltip = item.tooltip instanceof vscode.MarkdownString ? item.tooltip.value : typeof item.tooltip === 'string' ? item.tooltip : undefined;
+        return { id: String(item.label), description: String(item.description ?? ''), contextValue: item.contextValue ?? '', ...(icon ? { icon } : {}), ...(tooltip ? { tooltip } : {}) };
       }),
     }));
   }

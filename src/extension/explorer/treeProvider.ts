@@ -3,7 +3,7 @@ import * as vscode from 'vscode';
 import type { Task } from '../../core/model/task';
 import type { StatusLevel, TaskStatusService } from '../tasks/status';
 import type { TaskIndex } from '../tasks/taskIndex';
-import { isEmptyFilter, matchesFilter, type TaskFilter } from './filter';
+import { isEmptyFilter, matchesFilter, type TaskFacts, type TaskFilter } from './filter';
 import { groupByDataset, keyFiles, type DatasetNode, type ExplorerNode, type FileNode, type TaskNode } from './nodes';
 
 const STATUS_ICON: Readonly<Record<StatusLevel, vscode.ThemeIcon>> = {
@@ -48,7 +48,7 @@ export class TaskTreeProvider implements vscode.TreeDataProvider<ExplorerNode>, 
 
   /** Recomputes the nodes from the index; `notify` fires the tree's change event. */
   rebuild(notify = true): void {
-    const tasks = isEmptyFilter(this.filter) ? this.index.all() : this.index.all().filter((t) => matchesFilter(t, this.filter));
+    const tasks = isEmptyFilter(this.filter) ? this.index.all() : this.index.all().filter((t) => matchesFilter(t, this.filter, this.facts(t.dir)));
     this.datasets = groupByDataset(tasks, this.index.roots());
     this.taskNodes.clear();
     this.parents.clear();
@@ -59,6 +59,13 @@ export class TaskTreeProvider implements vscode.TreeDataProvider<ExplorerNode>, 
       }
     }
     if (notify) this.changed.fire(undefined);
+  }
+
+  /** A task's health (its icon's level; nothing while it runs or has no status) and its band. */
+  private facts(dir: string): TaskFacts {
+    const level = this.status.combined(dir)?.level;
+    const band = this.status.get(dir).get('band')?.band;
+    return { ...(level && level !== 'running' ? { health: level } : {}), ...(band ? { band } : {}) };
   }
 
   /** Ids of the tasks currently shown (after the filter), sorted. */
@@ -105,7 +112,8 @@ export class TaskTreeProvider implements vscode.TreeDataProvider<ExplorerNode>, 
   private taskItem(task: Task): vscode.TreeItem {
     const item = new vscode.TreeItem(task.id, vscode.TreeItemCollapsibleState.Collapsed);
     item.id = `task:${task.dir}`;
-    item.description = `${task.metadata.difficulty} · ${task.metadata.category}`;
+    const band = this.showStatus() ? this.status.get(task.dir).get('band')?.label : undefined;
+    item.description = `${task.metadata.difficulty} · ${task.metadata.category}${band ? ` · ${band}` : ''}`;
     const status = this.showStatus() ? this.status.combined(task.dir) : undefined;
     item.iconPath = status ? STATUS_ICON[status.level] : TASK_ICON;
     item.tooltip = this.taskTooltip(task);
@@ -120,7 +128,7 @@ export class TaskTreeProvider implements vscode.TreeDataProvider<ExplorerNode>, 
     md.appendMarkdown('\n\n---\n\n');
     const lines = (task.instruction ?? '').trim().split(/\r?\n/);
     if (lines.length && lines[0]) {
-      md.appendText(lines.slice(0, INSTRUCTION_LINES).join('\n'));
+      md.appendMarkdown(instructionMarkdown(lines.slice(0, INSTRUCTION_LINES)));
       if (lines.length > INSTRUCTION_LINES) md.appendMarkdown('\n\n*…*');
     } else {
       md.appendMarkdown('*No instruction.*');
@@ -128,7 +136,10 @@ export class TaskTreeProvider implements vscode.TreeDataProvider<ExplorerNode>, 
     const statuses = [...this.status.get(task.dir)];
     if (statuses.length) {
       md.appendMarkdown('\n\n---\n\n');
-      for (const [source, s] of statuses) md.appendMarkdown(`$(${STATUS_ICON[s.level].id}) **${source}**: ${escape(s.summary)}  \n`);
+      for (const [source, s] of statuses) {
+        const icon = source === 'band' && s.level !== 'running' ? 'graph' : STATUS_ICON[s.level].id;
+        md.appendMarkdown(`$(${icon}) **${source}**: ${escape(s.summary)}  \n`);
+      }
     }
     return md;
   }
@@ -161,6 +172,18 @@ function fileItem(node: FileNode): vscode.TreeItem {
     item.tooltip = `${node.file} is configured but does not exist in ${node.task.id}`;
   }
   return item;
+}
+
+/**
+ * The instruction's first lines as Markdown (it is Markdown: code spans, lists, headings render). The
+ * tooltip is untrusted (no command links, no HTML); theme-icon syntax is escaped so `$(x)` stays text,
+ * and a code fence cut open by the line limit is closed so the status lines below are not swallowed.
+ */
+export function instructionMarkdown(lines: readonly string[]): string {
+  const text = lines.join('\n').replace(/\$\(/g, '\\$(');
+  const fences = lines.filter((l) => /^\s*(```|~~~)/.test(l));
+  if (fences.length % 2 === 0) return text;
+  return `${text}\n${fences[fences.length - 1]?.trim().startsWith('~~~') ? '~~~' : '```'}`;
 }
 
 function escape(text: string): string {

@@ -91,21 +91,21 @@ export class BandPanel implements vscode.Disposable {
    * Pushes a report into the open panel — the live API for runs in progress. `live` shows the
    * streaming marker; the webview keeps its thresholds, selection and scroll position.
    */
-  update(report: BandReport, opts: { live?: boolean; source?: string } = {}): void {
+  update(report: BandReport, opts: { live?: boolean; source?: string; newSource?: boolean } = {}): void {
     const source = opts.source ?? this.data?.source ?? this.state.source ?? 'results';
     this.data = { report, source, live: opts.live ?? this.data?.live ?? false };
-    this.post({ type: 'update', data: toWire(this.data) });
+    this.post({ type: opts.newSource ? 'source' : 'update', data: toWire(this.data) });
     BandPanel.changed.fire(this);
   }
 
   /** Re-reads the results folder now (the watcher does this by itself after each appended trial). */
-  reload(): void {
+  reload(opts: { newSource?: boolean } = {}): void {
     const source = this.state.source;
     if (!source) return;
     try {
       const loaded = reportFromResults([source]);
       for (const w of loaded.warnings) this.ctx.log.warn(`band panel: ${w}`);
-      this.update(loaded.report, { live: loaded.live, source });
+      this.update(loaded.report, { live: loaded.live, source, ...(opts.newSource ? { newSource: true } : {}) });
     } catch (e) {
       this.ctx.log.error(`band panel: could not read ${source}: ${errorMessage(e)}`);
       this.post({ type: 'error', message: `Could not read ${source}: ${errorMessage(e)}` });
@@ -113,7 +113,9 @@ export class BandPanel implements vscode.Disposable {
   }
 
   private setSource(source: string): void {
-    this.state = { ...this.state, source };
+    // Another source resets the view (thresholds, filters, model): they were chosen for other data.
+    const newSource = this.state.source !== undefined && path.resolve(this.state.source) !== path.resolve(source);
+    this.state = newSource ? { source } : { ...this.state, source };
     this.watcher?.dispose();
     const watcher = vscode.workspace.createFileSystemWatcher(new vscode.RelativePattern(vscode.Uri.file(source), '**/{trials.jsonl,run.json,result.json,results.json}'));
     const soon = (): void => {
@@ -125,7 +127,7 @@ export class BandPanel implements vscode.Disposable {
     watcher.onDidDelete(soon);
     this.watcher = watcher;
     this.panel.title = `Solvability Band — ${path.basename(source) === 'runs' ? 'all runs' : path.basename(source)}`;
-    this.reload();
+    this.reload({ newSource });
   }
 
   private post(msg: HostToWebview): void {

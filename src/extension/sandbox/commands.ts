@@ -1,7 +1,8 @@
-import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { AGENT_KINDS, createAgent } from '../../core/agents/factory';
+import { trialLogFiles, trialLogsDir } from '../../core/results/runs';
+import { runLabel, trialDescription, trialLabel } from '../runs/items';
 import type { CommandSpec } from '../commands/command';
 import { pickTask } from '../commands/taskArg';
 import { sandboxOf } from './sandboxService';
@@ -69,29 +70,38 @@ export const rerunTask: CommandSpec = {
   },
 };
 
-const LOG_FILES = ['verdict.txt', 'verifier.stdout', 'verifier.stderr', 'agent.log', 'agent.stdout', 'agent.stderr', 'probe.log', 'build.log', 'reward.txt', 'reward.json'];
-
-/** Taskwright: Open Trial Logs… — the logs of a trial of the task's last validation or rerun. */
+/**
+ * Taskwright: Open Trial Logs… — any trial of the task in the results store (every run, newest first,
+ * this session's or not), then one of its log files.
+ */
 export const openTrialLogs: CommandSpec = {
   id: 'taskwright.sandbox.openTrialLogs',
   async run(ctx, arg) {
     const task = await pickTask(ctx, arg, 'Select a task');
     if (!task) return undefined;
-    const last = sandboxOf(ctx).lastTrialsOf(task.dir);
-    if (!last?.trials.length) {
-      void vscode.window.showInformationMessage(`Taskwright: ${task.id} has no trials in this session; run "Validate Task" or "Rerun Task" first.`);
+    ctx.runs.refreshNow();
+    const trials = ctx.runs.runs().flatMap((run) => run.run.trials
+      .filter((t) => path.resolve(run.workspaceDir, t.task) === task.dir || (t.taskId ?? path.basename(t.task)) === task.id)
+      .map((t) => ({ run, t })));
+    if (!trials.length) {
+      void vscode.window.showInformationMessage(`Taskwright: ${task.id} has no trials in the results store; run "Validate Task", "Rerun Task" or "Run Policy…" first.`);
       return undefined;
     }
-    const trial = await vscode.window.showQuickPick(last.trials.map((t) => ({
-      label: `${t.outcome}${t.reward !== null ? ` (reward ${t.reward})` : ''}`, description: t.trial, detail: t.infra ? `${t.infra.kind}: ${t.infra.message}` : undefined, t,
-    })), { placeHolder: 'Trial' });
-    if (!trial) return undefined;
-    const dir = path.join(last.runDir, trial.t.logs);
-    const files = LOG_FILES.filter((f) => fs.existsSync(path.join(dir, f)));
-    const file = files.length === 1 ? files[0] : (await vscode.window.showQuickPick(files, { placeHolder: `Logs of ${trial.t.trial}` }));
+    const picked = await vscode.window.showQuickPick(trials.map(({ run, t }) => ({
+      label: `${trialLabel(t)}`, description: `${runLabel(run.run)} · ${trialDescription(t)}`,
+      detail: `${run.run.id}${t.infra ? ` — ${t.infra.kind}: ${t.infra.message}` : ''}`, run, t,
+    })), { placeHolder: `Trial of ${task.id}`, matchOnDescription: true, matchOnDetail: true });
+    if (!picked) return undefined;
+    const files = await trialLogFiles(picked.run.run.dir, picked.t);
+    if (!files.length) {
+      void vscode.window.showInformationMessage(`Taskwright: trial ${picked.t.trial} left no log files.`);
+      return undefined;
+    }
+    const file = files.length === 1 ? files[0] : (await vscode.window.showQuickPick(files, { placeHolder: `Logs of ${picked.t.trial}` }));
     if (!file) return undefined;
-    await vscode.window.showTextDocument(vscode.Uri.file(path.join(dir, file)), { preview: true });
-    return path.join(dir, file);
+    const full = path.join(trialLogsDir(picked.run.run.dir, picked.t), ...file.split('/'));
+    await vscode.window.showTextDocument(vscode.Uri.file(full), { preview: true });
+    return full;
   },
 };
 

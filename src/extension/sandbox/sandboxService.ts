@@ -1,3 +1,4 @@
+import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { Agent } from '../../core/agents/agent';
@@ -9,6 +10,7 @@ import type { ContainerRuntime } from '../../core/sandbox/runtime';
 import { enginesFromSettings, reportEngines } from './engines';
 import { reapOrphans } from '../../core/sandbox/reaper';
 import { countOutcomes, TrialRunner } from '../../core/sandbox/runner';
+import { latestValidations, writeValidations, type StoredValidation } from '../../core/results/validations';
 import type { TaskValidation } from '../../core/validate/types';
 import { validateTasks } from '../../core/validate/validate';
 import type { Ctx } from '../context';
@@ -40,13 +42,14 @@ function signalOf(token: vscode.CancellationToken): { signal: AbortSignal; dispo
 /**
  * The editor's side of the sandbox: one engine connection, the "Taskwright Sandbox" log channel
  * that streams build and trial output, dynamic findings as diagnostics, and each task's last
- * validation (as its status icon and for opening trial logs).
+ * validation (as its status icon). Trials are read back from the results store (the Runs view).
  */
 export class SandboxService implements vscode.Disposable {
   readonly output: vscode.LogOutputChannel;
   private readonly diagnostics: vscode.DiagnosticCollection;
-  private readonly lastTrials = new Map<string, { readonly runDir: string; readonly trials: readonly TrialRecord[] }>();
-  private readonly lastValidation = new Map<string, TaskValidation>();
+  private readonly lastValidation = new Map<string, StoredValidation>();
+  /** The run each task's published validation came from, and when it started (a newer one replaces it). */
+  private readonly publishedFrom = new Map<string, { readonly runDir: string; readonly startedAt: string }>();
   private reaped = false;
 
   constructor(private readonly ctx: Ctx) {
@@ -76,12 +79,8 @@ export class SandboxService implements vscode.Disposable {
     }
   }
 
-  lastValidationOf(taskDir: string): TaskValidation | undefined {
+  lastValidationOf(taskDir: string): StoredValidation | undefined {
     return this.lastValidation.get(taskDir);
-  }
-
-  lastTrialsOf(taskDir: string): { readonly runDir: string; readonly trials: readonly TrialRecord[] } | undefined {
-    return this.lastTrials.get(taskDir);
   }
 
   /** Validates tasks with progress and cancel; publishes diagnostics and status icons. */
@@ -95,6 +94,7 @@ export class SandboxService implements vscode.Disposable {
       cancellable: true,
     }, async (progress, token) => {
       const { signal, dispose } = signalOf(token);
+      const work = this.ctx.trials.begin(tasks.length);
       try {
         for (const t of tasks) this.ctx.status.set(t.dir, 'validation', { level: 'running', summary: 'validating in Docker…' });
         await this.prepare(runtime, signal);
@@ -110,6 +110,7 @@ export class SandboxService implements vscode.Disposable {
           runs, concurrency, retries: 2, signal,
           onOutput: (t) => this.stream(t),
           onProgress: (message, done, total) => {
+            work.finished(done, total);
             const pct = total ? (done / total) * 100 : 0;
             progress.report({ message, increment: Math.max(0, pct - last) });
             last = Math.max(last, pct);
@@ -120,11 +121,12 @@ export class SandboxService implements vscode.Disposable {
         await reportEngines(engines, (l) => this.output.info(l));
         store.finish(counts);
         if (signal.aborted) throw new vscode.CancellationError();
+        writeValidations(store.dir, results);
+        const startedAt = new Date().toISOString();
         for (const [i, r] of results.entries()) {
           const task = tasks[i];
           if (!task) continue;
-          this.publish(task, r);
-          this.lastTrials.set(task.dir, { runDir: store.dir, trials: r.trials });
+          this.publish(task, r, { runDir: store.dir, startedAt });
         }
         this.output.info(`validation finished: ${Object.entries(counts).map(([k, v]) => `${v} ${k}`).join(', ')}`);
         return results;
@@ -136,6 +138,7 @@ export class SandboxService implements vscode.Disposable {
         }
         throw signal.aborted ? new vscode.CancellationError() : e;
       } finally {
+        work.dispose();
         dispose();
       }
     });
@@ -149,6 +152,7 @@ export class SandboxService implements vscode.Disposable {
       const { signal, dispose } = signalOf(token);
       const engines = enginesFromSettings(1, (l) => this.output.warn(l));
       const { runtime } = engines;
+      const work = this.ctx.trials.begin(1);
       try {
         await this.prepare(runtime, signal);
         const store = RunStore.create(this.resultsDir(task), {
@@ -161,17 +165,50 @@ export class SandboxService implements vscode.Disposable {
         const records = rs.map((r) => r.record);
         await reportEngines(engines, (l) => this.output.info(l));
         store.finish(countOutcomes(records));
-        this.lastTrials.set(task.dir, { runDir: store.dir, trials: records });
         if (signal.aborted) throw new vscode.CancellationError();
         return records[records.length - 1];
       } finally {
+        work.dispose();
         dispose();
       }
     });
   }
 
-  private publish(task: Task, v: TaskValidation): void {
+  /**
+   * Publishes each task's latest validation found in the workspace's results stores (a validation of
+   * an earlier session, or of `taskwright validate` in a terminal), unless a newer one is shown; drops
+   * what came from a run that has since been deleted. Returns how many tasks it published.
+   */
+  restore(): number {
+    let n = 0;
+    for (const [dir, from] of [...this.publishedFrom]) {
+      if (fs.existsSync(from.runDir)) continue;
+      this.publishedFrom.delete(dir);
+      this.lastValidation.delete(dir);
+      this.ctx.status.set(dir, 'validation', undefined);
+      for (const [uri] of this.diagnosticsOfTask(dir)) this.diagnostics.delete(uri);
+    }
+    for (const folder of vscode.workspace.workspaceFolders ?? []) {
+      for (const [taskPath, latest] of latestValidations(defaultResultsDir(folder.uri.fsPath))) {
+        const task = this.ctx.tasks.get(path.resolve(folder.uri.fsPath, taskPath));
+        if (!task) continue;
+        const shown = this.publishedFrom.get(task.dir);
+        if (shown && (shown.runDir === latest.runDir || shown.startedAt >= latest.startedAt)) continue;
+        this.publish(task, latest.validation, { runDir: latest.runDir, startedAt: latest.startedAt });
+        n++;
+      }
+    }
+    return n;
+  }
+
+  /** Tasks whose validation is shown (restored or from this session). */
+  hasPublished(): boolean {
+    return this.publishedFrom.size > 0;
+  }
+
+  private publish(task: Task, v: StoredValidation, from: { readonly runDir: string; readonly startedAt: string }): void {
     this.lastValidation.set(task.dir, v);
+    this.publishedFrom.set(task.dir, from);
     const failed = v.checks.filter((c) => c.status === 'fail' || c.status === 'error').map((c) => c.name);
     this.ctx.status.set(task.dir, 'validation', {
       level: VERDICT_LEVEL[v.verdict],
@@ -187,7 +224,8 @@ export class SandboxService implements vscode.Disposable {
         : new vscode.Range(0, 0, 0, 0);
       const d = new vscode.Diagnostic(range, f.message, SEVERITY[f.severity]);
       d.source = SANDBOX_SOURCE;
-      d.code = f.rule;
+      const docs = this.ctx.audit.ruleDocsUri(f.rule);
+      d.code = docs ? { value: f.rule, target: docs } : f.rule;
       const list = byFile.get(file) ?? [];
       list.push(d);
       byFile.set(file, list);

@@ -1,4 +1,5 @@
 import * as vscode from 'vscode';
+import type { Band } from '../../core/band/types';
 
 /** Who reports a status: the static audit, the last sandbox validation, the last band measurement. */
 export type StatusSource = 'audit' | 'validation' | 'band';
@@ -10,7 +11,17 @@ export interface TaskStatus {
   readonly level: StatusLevel;
   /** One line, shown in the task's tooltip, e.g. "2 errors, 1 warning" or "oracle failed". */
   readonly summary: string;
+  /** A few words for the task's row (its description), e.g. "in band 50%". */
+  readonly label?: string;
+  /** The band itself (band statuses only), for the explorer's filter. */
+  readonly band?: Band;
 }
+
+/**
+ * Sources that say how healthy a task is, and so decide its icon. The band is not health (a task too
+ * hard for one model is no defect): it shows as text, and only its `running` state reaches the icon.
+ */
+const HEALTH: ReadonlySet<StatusSource> = new Set(['audit', 'validation']);
 
 const RANK: Readonly<Record<StatusLevel, number>> = { running: 5, error: 4, warning: 3, info: 2, ok: 1 };
 
@@ -32,7 +43,7 @@ export class TaskStatusService implements vscode.Disposable {
     } else {
       if (!entry) this.byTask.set(taskDir, (entry = new Map()));
       const old = entry.get(source);
-      if (old && old.level === status.level && old.summary === status.summary) return;
+      if (old && old.level === status.level && old.summary === status.summary && old.label === status.label && old.band === status.band) return;
       entry.set(source, status);
     }
     this.changed.fire([taskDir]);
@@ -52,10 +63,13 @@ export class TaskStatusService implements vscode.Disposable {
     return this.byTask.get(taskDir) ?? new Map();
   }
 
-  /** The status to show for a task: running if any source runs, else the worst level. */
+  /** The status the task's icon shows: running if any source runs, else the worst health level. */
   combined(taskDir: string): TaskStatus | undefined {
     let best: TaskStatus | undefined;
-    for (const s of this.get(taskDir).values()) if (!best || RANK[s.level] > RANK[best.level]) best = s;
+    for (const [source, s] of this.get(taskDir)) {
+      if (!HEALTH.has(source) && s.level !== 'running') continue;
+      if (!best || RANK[s.level] > RANK[best.level]) best = s;
+    }
     return best;
   }
 

@@ -141,6 +141,29 @@ export default [
         await page.locator('.pane-body .monaco-list-row.selected', { hasText: 'bravo' }).first().waitFor({ timeout: 20_000 });
         log('  bravo revealed in the Task Explorer, instruction.md open');
         await wb.screenshot('band-panel-revealed');
+
+        // 6. Narrow the view (threshold 50%, a filter), then switch the source to one run: the panel
+        // starts afresh — the choices made for the old data do not carry over to the new.
+        const wv2 = wb.webview();
+        for (let i = 0; i < 10; i++) await wv2.locator('#t-high').press('ArrowLeft');
+        await wv2.locator('#filter').click();
+        await page.keyboard.type('al');
+        await until('the filter narrows the table', async () => {
+          const c = await wv2.locator('#table-count').innerText();
+          return { ok: c !== '8 of 8' && c.endsWith('of 8'), value: c };
+        });
+        assert.equal(await wv2.locator('#o-high').innerText(), '50%');
+        await paletteThenPick(page, command, 'run-claude');
+        await until('the panel on the claude run, reset', async () => {
+          const v = {
+            high: await wv2.locator('#o-high').innerText(),
+            count: await wv2.locator('#table-count').innerText(),
+            filter: await wv2.locator('#filter').evaluate((e) => e.value),
+            meta: await wv2.locator('#meta').innerText(),
+          };
+          return { ok: v.meta.includes('run-claude') && v.high === '100%' && v.count === '8 of 8' && v.filter === '', value: v };
+        });
+        log('  source switched to the claude run: thresholds and filter reset');
       } finally {
         if (original === 'dark' || original === 'light') {
           const name = original === 'dark' ? 'Dark Modern' : 'Light Modern';
