@@ -234,6 +234,18 @@ export const CASES: readonly RuleCase[] = [
     good: {},
   },
   {
+    // A path that is a value (an expected answer, text the report must name) is not opened here.
+    rule: 'hardcoded-host-path', variant: 'a value, not a file the test opens', base: 'clean-harbor',
+    bad: { 'tests/test_outputs.py': PY('def test_totals():\n    with open("/home/alice/out/totals.json") as f:\n        assert json.load(f) == {"north": 12.5}\n') },
+    good: { 'tests/test_outputs.py': PY('def test_totals():\n    found = {"/home/alice/bin/tool", "/opt/tool"}\n    assert "/home/alice/bin/tool" in OUT.read_text()\n    assert json.loads(OUT.read_text()) == {"north": 12.5}\n') },
+  },
+  {
+    // pytest reads an ini from every folder above the tests up to /, and then the conftest.py there.
+    rule: 'pytest-collection-hijack', variant: 'ini and conftest planted in /', base: 'clean-harbor',
+    bad: { 'tests/test.sh': H_TEST_SH(`pytest -rA /tests/test_outputs.py\n${REWARD_IF}`) },
+    good: { 'tests/test.sh': H_TEST_SH(`pytest --noconftest -c /dev/null -rA /tests/test_outputs.py\n${REWARD_IF}`) },
+  },
+  {
     rule: 'instruction-missing-file', base: 'clean-harbor',
     bad: { 'instruction.md': 'Using the rates in `/app/data/rates.csv`, convert each amount in `/app/data/orders.csv` and write the totals per region to `/app/totals.json`.\n' },
     good: { 'instruction.md': 'Using the rates in `/app/data/rates.csv`, convert each amount in `/app/data/orders.csv` and write the totals per region to `/app/totals.json`.\n', 'environment/data/rates.csv': 'region,rate\nnorth,1\n' },

@@ -18,7 +18,7 @@ const LOADER_RULE_SPECS: readonly RuleSpec[] = [
   { id: 'missing-environment', class: 'invalidity', severity: 'error', title: 'The task has no Dockerfile, compose file or image' },
   { id: 'missing-test-entry', class: 'invalidity', severity: 'error', title: 'The verifier entry script (run-tests.sh / tests/test.sh) is missing' },
   { id: 'missing-tests', class: 'invalidity', severity: 'warning', title: 'The task has no tests folder' },
-  { id: 'missing-solution', class: 'invalidity', severity: 'info', title: 'The task has no reference solution' },
+  { id: 'missing-solution', class: 'invalidity', severity: 'warning', title: 'The task has no reference solution' },
   { id: 'nested-task-folder', class: 'invalidity', severity: 'warning', title: 'A folder inside a task holds another task, which is never discovered' },
   { id: 'unsupported-schema-version', class: 'invalidity', severity: 'warning', title: 'task.toml declares a schema version this tool does not know' },
 ];

@@ -19,6 +19,9 @@ function fieldRange(ctx: AuditContext, keys: readonly string[]): { file: string;
   return undefined;
 }
 
+/** The text before a path on its Python line: the path is the argument of a file or process call, or a variable's value. */
+const PY_FILE_ACCESS = /\b(open|Path|PurePath|exists|isfile|isdir|listdir|scandir|walk|glob|iglob|read_text|read_bytes|read_csv|read_json|load|loadtxt|chdir|run|check_output|check_call|Popen|call|system|copy|copyfile|copytree|rmtree|remove|unlink|mkdir|makedirs|stat|connect)\s*\([^)]*$|^\s*[A-Za-z_][\w.]*\s*=\s*(?:Path\(\s*)?[rbfRBF]?["']$/;
+
 export const hardcodedHostPath: StaticRule = {
   id: 'hardcoded-host-path', class: 'brittleness', severity: 'warning',
   title: 'A path from the author\'s machine (/Users/…, /home/<user>/…, C:\\…)',
@@ -32,6 +35,9 @@ export const hardcodedHostPath: StaticRule = {
       for (let m = re.exec(t); m; m = re.exec(t)) {
         const lineStart = t.lastIndexOf('\n', m.index) + 1;
         if (/^\s*#/.test(t.slice(lineStart, m.index))) continue;
+        // In Python a path is often a value (an expected answer, text the report must contain): only
+        // a path the line opens, lists or runs is one the test needs on this machine.
+        if (file.endsWith('.py') && !PY_FILE_ACCESS.test(t.slice(lineStart, m.index))) continue;
         const user = m[2];
         if (user && (dfText.includes(user) || ctx.instruction().includes(`/home/${user}`) || /^(user|agent|app|ubuntu|runner|root|node|jovyan|vscode|dev|test|tester|student|ctf|admin|devuser)$/.test(user))) continue;
         yield { file, range: ctx.range(file, m.index, m.index + m[0].length), message: `${m[0]} is a path on the author's machine: it does not exist in the task's container.` };

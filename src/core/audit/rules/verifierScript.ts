@@ -413,11 +413,51 @@ export const pytestCollectionHijack: StaticRule = {
         const rootdir = ws.find((w) => w.startsWith('--rootdir='))?.split('=')[1] ?? (ws.includes('--rootdir') ? ws[ws.indexOf('--rootdir') + 1] : undefined);
         if (rootdir && ctx.isAgentWritable(rootdir)) {
           yield { file, range: cmdRange(ctx, file, cmd), message: `\`--rootdir ${rootdir}\` is agent-writable: an ini file planted there configures the verifier's pytest.` };
+          continue;
+        }
+        // pytest looks for its ini file in every folder above the tests, up to /, and then loads the
+        // conftest.py files between that ini and the tests: a root agent's /pytest.ini plus /conftest.py
+        // rewrites every report to "passed" even when /tests itself is out of reach.
+        // Only the verifier's own tests (an absolute path the agent cannot write, such as /tests/…):
+        // a project's own suite run in the agent's checkout (SWE-bench style) is the agent's work anyway.
+        const confCut = ws.some((w) => w.startsWith('--confcutdir'));
+        const scriptText = ctx.text(file) ?? '';
+        const own = targets.some((w) => verifierOwned(ctx, scriptDirWord(scriptText, w)) || (cwd !== undefined && verifierOwned(ctx, resolveWord(w, cwd) ?? ''))) || (targets.length === 0 && !opaque && cwd !== undefined && verifierOwned(ctx, cwd));
+        if (own && !noConftest && !ownConfig && !confCut && agentIsRoot(ctx)) {
+          yield { file, range: cmdRange(ctx, file, cmd), message: 'pytest reads its ini file from any folder above the tests, up to /, and then loads the conftest.py files below it: a /pytest.ini and /conftest.py left by the agent (root in the container) can mark every test passed. Add `--noconftest -c /dev/null` (or `-c` with the verifier\'s own ini).' };
         }
       }
     }
   },
 };
+
+/**
+ * `$DIR/test_x.py` where the script set DIR to its own folder (`$(dirname "$0")`,
+ * `$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)`) or to an absolute path: the word with DIR replaced.
+ */
+function scriptDirWord(text: string, word: string): string {
+  const m = /^\$\{?([A-Za-z_]\w*)\}?(\/.*)?$/.exec(word);
+  if (!m || m[1] === 'TEST_DIR') return word;
+  const assign = new RegExp(`^\\s*(?:export\\s+|readonly\\s+|local\\s+)?${m[1]}=(.*)$`, 'm').exec(text)?.[1] ?? '';
+  if (/dirname\b[^\n]*(\$0|BASH_SOURCE)/.test(assign)) return `/tests${m[2] ?? ''}`;
+  const abs = /^["']?(\/[\w./-]*)["']?\s*$/.exec(assign)?.[1];
+  return abs ? `${abs.replace(/\/+$/, '')}${m[2] ?? ''}` : word;
+}
+
+/** An absolute test path (or one under $TEST_DIR) that the agent cannot write. */
+function verifierOwned(ctx: AuditContext, word: string): boolean {
+  if (!word.startsWith('/') && !/^\$\{?TEST_DIR\}?\//.test(word)) return false;
+  const p = resolveWord(word, '/');
+  return p !== undefined && p !== '/' && !ctx.isAgentWritable(p);
+}
+
+/** Whether the agent runs as root: the image's last USER is absent, root or 0 (both formats default to root). */
+function agentIsRoot(ctx: AuditContext): boolean {
+  const df = ctx.dockerfile();
+  if (!df) return true;
+  const user = [...df.instructions].reverse().find((i) => i.keyword === 'USER')?.args[0]?.value;
+  return user === undefined || /^(root|0)(:.*)?$/.test(user);
+}
 
 /** Folders the image fills by COPY/ADD (absolute, after WORKDIR), so files there exist before the agent starts. */
 function imageCopyDests(ctx: AuditContext): string[] {
