@@ -330,13 +330,29 @@ const TIMERS = /^(time\.)?(time|perf_counter|monotonic|process_time)(_ns)?$/;
 const TIGHT_SECONDS = 5;
 
 /** The numeric bound of a duration comparison, in seconds (by the duration variable's units). */
-function boundSeconds(tree: SyntaxTree, e: SyntaxNode, scale: ReadonlyMap<string, number>): number | undefined {
+function boundSeconds(tree: SyntaxTree, e: SyntaxNode, scale: ReadonlyMap<string, number>, consts: ReadonlyMap<string, SyntaxNode>, isDuration: (n: SyntaxNode) => boolean): number | undefined {
   const parts = e.children.filter((c) => c.named);
   const num = parts.find((p) => p.type === 'integer' || p.type === 'float');
-  if (!num) return undefined;
+  if (!num) {
+    // `elapsed < timeout_s` with `timeout_s = 120`, `tol = max(10.0, x * 0.5)`: the bound's floor.
+    const other = parts.find((p) => !isDuration(p));
+    return other ? numericFloor(tree, other, consts, 0) : undefined;
+  }
   const id = parts.find((p) => p.type === 'identifier');
   const k = id ? (scale.get(text(tree, id)) ?? 1) : 1;
   return Number(text(tree, num).replace(/_/g, '')) * k;
+}
+
+/** The least value an expression can take, when the test's own constants say (a literal, a name bound to one, `max(10, …)`). */
+function numericFloor(tree: SyntaxTree, n: SyntaxNode, consts: ReadonlyMap<string, SyntaxNode>, depth: number): number | undefined {
+  if (depth > 4) return undefined;
+  if (n.type === 'integer' || n.type === 'float') return Number(text(tree, n).replace(/_/g, ''));
+  if (n.type === 'identifier') { const v = consts.get(text(tree, n)); return v ? numericFloor(tree, v, consts, depth + 1) : undefined; }
+  if (n.type === 'call' && calleeName(tree, n) === 'max') {
+    const floors = callArgs(n).map((a) => numericFloor(tree, a, consts, depth + 1)).filter((x): x is number => x !== undefined);
+    return floors.length ? Math.max(...floors) : undefined;
+  }
+  return undefined;
 }
 
 function upperBoundOnDuration(tree: SyntaxTree, e: SyntaxNode, isDuration: (n: SyntaxNode) => boolean): boolean {
@@ -363,11 +379,13 @@ export const wallClockThreshold: StaticRule = {
         const timerVars = new Set<string>();
         const durations = new Set<string>();
         const scale = new Map<string, number>();
+        const consts = new Map<string, SyntaxNode>();
         for (const asg of own(fn, 'assignment')) {
           const left = childByField(asg, 'left');
           const right = childByField(asg, 'right');
           if (!left || !right || left.type !== 'identifier') continue;
           const name = text(tf.tree, left);
+          consts.set(name, right);
           if (right.type === 'call' && TIMERS.test(calleeName(tf.tree, right))) timerVars.add(name);
           else if (right.type === 'binary_operator' && /-/.test(text(tf.tree, right))) {
             const ids = descendants(right, 'identifier').map((i) => text(tf.tree, i));
@@ -387,7 +405,7 @@ export const wallClockThreshold: StaticRule = {
           if (!upperBoundOnDuration(tf.tree, e, isDuration)) continue;
           // A bound of many seconds is a hang guard; a tight one (under TIGHT_SECONDS) is what a
           // throttled host breaks (CFS quota pauses alone reach ~100 ms).
-          const bound = boundSeconds(tf.tree, e, scale);
+          const bound = boundSeconds(tf.tree, e, scale, consts, isDuration);
           const tight = bound === undefined || bound < TIGHT_SECONDS;
           yield { file: tf.file, range: ctx.range(tf.file, a.start, a.end), severity: tight ? 'warning' : 'info', message: `This assertion bounds elapsed wall-clock time${bound !== undefined ? ` (${+bound.toPrecision(3)} s)` : ''}: on a loaded or CPU-throttled host a correct solution fails. Measure work (operations, complexity) or use a generous bound with a median of several runs.` };
         }
