@@ -246,6 +246,23 @@ export const CASES: readonly RuleCase[] = [
     good: { 'tests/test.sh': H_TEST_SH(`pytest --noconftest -c /dev/null -rA /tests/test_outputs.py\n${REWARD_IF}`) },
   },
   {
+    // Generated tasks: a data file saved as the generator's chat about it.
+    rule: 'llm-artifact-in-task', variant: 'a data file that opens with chat', base: 'clean-harbor',
+    bad: { 'environment/data/orders.db': "I'll create a SQLite database with the order records. Since I need to output binary data, here are the SQL commands:\n\nCREATE TABLE orders (id INTEGER);\n" },
+    good: { 'environment/data/orders.db': 'SQLite format 3\u0000\u0010\u0000\u0001\u0001\u0000@  \n' },
+  },
+  {
+    rule: 'llm-artifact-in-task', variant: 'a Markdown fence inside a Python file', base: 'clean-harbor',
+    bad: { 'environment/data/report.py': 'import json\n\n\ndef main():\n    print(json.dumps({"ok": True}))\n\n\nmain()\n```\n\nNow the configuration file:\n' },
+    good: { 'environment/data/report.py': 'import json\n\n\ndef main():\n    """Print the report.\n\n```\nmain()\n```\n    """\n    print(json.dumps({"ok": True}))\n\n\nmain()\n' },
+  },
+  {
+    // The generator script saved under the data's name; a tool without an extension is a program.
+    rule: 'malformed-data-file', variant: 'a data file that is the script meant to make it', base: 'clean-harbor',
+    bad: { 'environment/data/features.npy': 'import numpy as np\n\nnp.random.seed(42)\nnp.save("/app/data/features.npy", np.random.rand(10, 4))\n' },
+    good: { 'environment/data/features.npy': '\u0093NUMPY\u0001\u0000v\u0000{"descr": "<f8", "fortran_order": False, "shape": (10, 4), }\n', 'environment/data/make-report': '#!/usr/bin/env python3\nimport sys\nprint(sys.argv)\n' },
+  },
+  {
     rule: 'instruction-missing-file', base: 'clean-harbor',
     bad: { 'instruction.md': 'Using the rates in `/app/data/rates.csv`, convert each amount in `/app/data/orders.csv` and write the totals per region to `/app/totals.json`.\n' },
     good: { 'instruction.md': 'Using the rates in `/app/data/rates.csv`, convert each amount in `/app/data/orders.csv` and write the totals per region to `/app/totals.json`.\n', 'environment/data/rates.csv': 'region,rate\nnorth,1\n' },

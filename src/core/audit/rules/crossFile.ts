@@ -5,6 +5,7 @@ import { descendants, findAncestor } from '../../parse/syntax';
 import type { AuditContext } from '../context';
 import type { StaticRule } from '../rule';
 import { installOf, urlHost } from './commands';
+import { chatDataFiles, fencedCode, scriptAsDataFiles } from './dataFiles';
 import { testFunctionsOf, testStrings } from './pythonTests';
 
 function basename(p: string): string {
@@ -250,7 +251,7 @@ export const externalLiveResource: StaticRule = {
 
 export const malformedDataFile: StaticRule = {
   id: 'malformed-data-file', class: 'invalidity', severity: 'error',
-  title: 'A JSON or YAML file in the tests or solution does not parse',
+  title: 'A JSON or YAML file in the tests or solution does not parse, or a data file holds the script meant to make it',
   *check(ctx) {
     const tests = (ctx.task.verifier.testsDir || 'tests').replace(/\/+$/, '');
     for (const f of ctx.textFiles()) {
@@ -268,6 +269,7 @@ export const malformedDataFile: StaticRule = {
         }
       }
     }
+    yield* scriptAsDataFiles(ctx);
   },
 };
 
@@ -285,6 +287,8 @@ export const llmArtifactInTask: StaticRule = {
       if (!m) continue;
       yield { file: f, range: ctx.range(f, m.index, m.index + m[0].length), message: `"${m[0]}" is chat or tool-call text left by a generator: the file is probably not what the task needs.` };
     }
+    yield* chatDataFiles(ctx);
+    yield* fencedCode(ctx);
   },
 };
 

@@ -422,7 +422,7 @@ export const pytestCollectionHijack: StaticRule = {
         // a project's own suite run in the agent's checkout (SWE-bench style) is the agent's work anyway.
         const confCut = ws.some((w) => w.startsWith('--confcutdir'));
         const scriptText = ctx.text(file) ?? '';
-        const own = targets.some((w) => verifierOwned(ctx, scriptDirWord(scriptText, w)) || (cwd !== undefined && verifierOwned(ctx, resolveWord(w, cwd) ?? ''))) || (targets.length === 0 && !opaque && cwd !== undefined && verifierOwned(ctx, cwd));
+        const own = targets.some((w) => verifierOwned(scriptDirWord(scriptText, w)) || (cwd !== undefined && verifierOwned(resolveWord(w, cwd) ?? ''))) || (targets.length === 0 && !opaque && cwd !== undefined && verifierOwned(cwd));
         if (own && !noConftest && !ownConfig && !confCut && agentIsRoot(ctx)) {
           yield { file, range: cmdRange(ctx, file, cmd), message: 'pytest reads its ini file from any folder above the tests, up to /, and then loads the conftest.py files below it: a /pytest.ini and /conftest.py left by the agent (root in the container) can mark every test passed. Add `--noconftest -c /dev/null` (or `-c` with the verifier\'s own ini).' };
         }
@@ -444,11 +444,14 @@ function scriptDirWord(text: string, word: string): string {
   return abs ? `${abs.replace(/\/+$/, '')}${m[2] ?? ''}` : word;
 }
 
-/** An absolute test path (or one under $TEST_DIR) that the agent cannot write. */
-function verifierOwned(ctx: AuditContext, word: string): boolean {
+/**
+ * A path in the tests folder the harness copies in after the agent (/tests, $TEST_DIR): the verifier's
+ * own tests. Anything else a root agent could have written, so it is some other rule's business.
+ */
+function verifierOwned(word: string): boolean {
   if (!word.startsWith('/') && !/^\$\{?TEST_DIR\}?\//.test(word)) return false;
   const p = resolveWord(word, '/');
-  return p !== undefined && p !== '/' && !ctx.isAgentWritable(p);
+  return p !== undefined && (p === '/tests' || p.startsWith('/tests/'));
 }
 
 /** Whether the agent runs as root: the image's last USER is absent, root or 0 (both formats default to root). */
