@@ -263,6 +263,11 @@ export const CASES: readonly RuleCase[] = [
     good: { 'environment/data/features.npy': '\u0093NUMPY\u0001\u0000v\u0000{"descr": "<f8", "fortran_order": False, "shape": (10, 4), }\n', 'environment/data/make-report': '#!/usr/bin/env python3\nimport sys\nprint(sys.argv)\n' },
   },
   {
+    rule: 'placeholder-solution', base: 'clean-harbor',
+    bad: { 'solution/solve.sh': '#!/bin/bash\n# oracle\necho "Oracle solution script"\n' },
+    good: { 'solution/solve.sh': '#!/bin/bash\necho \'{"north": 12.5}\' > /app/totals.json\n' },
+  },
+  {
     rule: 'instruction-missing-file', base: 'clean-harbor',
     bad: { 'instruction.md': 'Using the rates in `/app/data/rates.csv`, convert each amount in `/app/data/orders.csv` and write the totals per region to `/app/totals.json`.\n' },
     good: { 'instruction.md': 'Using the rates in `/app/data/rates.csv`, convert each amount in `/app/data/orders.csv` and write the totals per region to `/app/totals.json`.\n', 'environment/data/rates.csv': 'region,rate\nnorth,1\n' },

@@ -8,6 +8,7 @@ import * as answers from './rules/answerChecks';
 import * as testNetwork from './rules/testNetwork';
 import * as verifier from './rules/verifierScript';
 import * as image from './rules/imageState';
+import { placeholderSolutionRule } from './rules/dataFiles';
 
 /** Problems the loaders report (src/core/loader): registered here so every id has a docs page. */
 const LOADER_RULE_SPECS: readonly RuleSpec[] = [
@@ -85,6 +86,7 @@ export const STATIC_RULES: readonly StaticRule[] = [
   cross.malformedDataFile,
   cross.llmArtifactInTask,
   cross.solutionUnpinnedDependency,
+  placeholderSolutionRule,
   pathOutsideTask,
 ];
 

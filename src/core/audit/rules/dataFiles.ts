@@ -1,5 +1,6 @@
 import type { AuditContext } from '../context';
-import type { Report } from '../rule';
+import type { Report, StaticRule } from '../rule';
+import { placeholderSolution } from './dockerfile';
 
 /**
  * Environment data that a generator wrote as chat or as the script meant to make it: a `.crt` that
@@ -72,3 +73,16 @@ export function* fencedCode(ctx: AuditContext): Generator<Report> {
     }
   }
 }
+
+export const placeholderSolutionRule: StaticRule = {
+  id: 'placeholder-solution', class: 'invalidity', severity: 'warning',
+  title: 'The reference solution only prints a line (a stub), so nothing shows the task solvable',
+  *check(ctx) {
+    const file = ctx.solutionScript;
+    if (!file || !placeholderSolution(ctx)) return;
+    const t = ctx.text(file) ?? '';
+    const at = t.search(/^\s*(echo|printf|true|:|exit)\b/m);
+    yield { file, ...(at >= 0 ? { range: ctx.range(file, at, t.indexOf('\n', at) < 0 ? t.length : t.indexOf('\n', at)) } : {}),
+      message: `${file} only prints or exits: it solves nothing, so an oracle run proves nothing about the task (and passes only if the answer is already in place). Write the steps that produce the answer.` };
+  },
+};

@@ -160,7 +160,7 @@ export const testsCopiedIntoImage = copiedIntoImageRule({
  * A solution script that only prints (an adapter's stub, `echo "Oracle solution script"`) gives the
  * agent nothing to run: shipping it leaks no answer. Any redirect, pipe or other command counts as work.
  */
-function placeholderSolution(ctx: AuditContext): boolean {
+export function placeholderSolution(ctx: AuditContext): boolean {
   const t = ctx.text(ctx.solutionScript);
   if (t === undefined) return false;
   const lines = t.split('\n').map((l) => l.trim()).filter((l) => l !== '' && !l.startsWith('#') && !/^set\s+-[euxo\s]+(pipefail)?$/.test(l));
