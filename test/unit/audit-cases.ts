@@ -263,6 +263,17 @@ export const CASES: readonly RuleCase[] = [
     good: { 'environment/data/features.npy': '\u0093NUMPY\u0001\u0000v\u0000{"descr": "<f8", "fortran_order": False, "shape": (10, 4), }\n', 'environment/data/make-report': '#!/usr/bin/env python3\nimport sys\nprint(sys.argv)\n' },
   },
   {
+    // Exercism-style suites disable every case but the first; the verifier must re-enable them.
+    rule: 'skip-counts-as-pass', variant: 'xtest in a Jest suite', base: 'clean-harbor',
+    bad: { 'tests/total.spec.js': "import { total } from './total';\n\ntest('empty', () => {\n  expect(total([])).toBe(0);\n});\n\nxtest('two items', () => {\n  expect(total([1, 2])).toBe(3);\n});\n" },
+    good: { 'tests/total.spec.js': "import { total } from './total';\n\ntest('empty', () => {\n  expect(total([])).toBe(0);\n});\n\nxtest('two items', () => {\n  expect(total([1, 2])).toBe(3);\n});\n", 'tests/test.sh': H_TEST_SH(`sed -i 's/\\bxtest(/test(/' /tests/total.spec.js\nnpx jest /tests\n${REWARD_IF}`) },
+  },
+  {
+    rule: 'secret-in-image', base: 'clean-harbor',
+    bad: { 'environment/Dockerfile': DOCKER('ARG HF_TOKEN=""\nENV HF_TOKEN=${HF_TOKEN}\n') },
+    good: { 'environment/Dockerfile': DOCKER('ARG HF_TOKEN=""\nRUN --mount=type=secret,id=hf_token true\nENV HF_HOME=/app/.cache\n') },
+  },
+  {
     rule: 'placeholder-solution', base: 'clean-harbor',
     bad: { 'solution/solve.sh': '#!/bin/bash\n# oracle\necho "Oracle solution script"\n' },
     good: { 'solution/solve.sh': '#!/bin/bash\necho \'{"north": 12.5}\' > /app/totals.json\n' },

@@ -60,6 +60,7 @@ export const STATIC_RULES: readonly StaticRule[] = [
   dockerfile.nprocWithCpuLimit,
   image.outputAlreadyInImage,
   image.tb1TerminalToolsMissing,
+  image.secretInImage,
   py.assertionFreeTest,
   py.trivialAssertion,
   py.existenceOnlyTest,

@@ -149,3 +149,30 @@ export const answerInImage: StaticRule = {
     }
   },
 };
+
+/** Names of build arguments and variables that carry a credential. */
+const SECRET_NAME = /(^|_)(TOKEN|SECRET|API_?KEY|ACCESS_?KEY|PASSWORD|PASSWD|CREDENTIALS?|AUTH)$/i;
+
+export const secretInImage: StaticRule = {
+  id: 'secret-in-image', class: 'infra', severity: 'warning',
+  title: 'A credential passed to the build is kept in the image environment, where the agent can read it',
+  *check(ctx) {
+    const df = ctx.dockerfile();
+    if (!df) return;
+    const file = ctx.task.environment.dockerfile ?? 'Dockerfile';
+    const secretArgs = new Set<string>();
+    for (const ins of df.instructions) {
+      if (ins.keyword === 'ARG') {
+        const name = (ins.args[0]?.value ?? '').split('=')[0] ?? '';
+        if (SECRET_NAME.test(name)) secretArgs.add(name);
+        continue;
+      }
+      if (ins.keyword !== 'ENV' || secretArgs.size === 0) continue;
+      // `ENV HF_TOKEN=${HF_TOKEN}` (or `ENV HF_TOKEN $HF_TOKEN`): the build-time value becomes part of
+      // every container's environment, and of the image's history.
+      const used = [...secretArgs].find((a) => new RegExp(`\\$\\{?${a}\\b`).test(ins.argsText));
+      if (!used) continue;
+      yield { file, range: ins.range, message: `\`ENV …\${${used}}\` keeps the build argument ${used} in the image environment: the agent under test can print it (env, /proc/1/environ) and use or leak the credential. Use a build secret (\`RUN --mount=type=secret\`) or pass it to the verifier only.` };
+    }
+  },
+};

@@ -2,6 +2,7 @@ import { callArgs, calleeLast, calleeName, isAssertingCall, pythonFunctions, ski
 import { childByField, descendants, findAncestor, groupByType, walk, type SyntaxNode, type SyntaxTree } from '../../parse/syntax';
 import type { AuditContext } from '../context';
 import type { StaticRule } from '../rule';
+import { otherRunnerSkips } from './runnerSkips';
 
 interface TestFile {
   readonly file: string;
@@ -317,8 +318,10 @@ export const skipCountsAsPass: StaticRule = {
         yield { file: tf.file, range: fnRange(ctx, tf, fn), message: `${fn.name} is marked \`@${d.split('(')[0]}\`: a skipped test never fails, so what it checks is not part of the reward.` };
       }
     }
+    yield* otherRunnerSkips(ctx);
   },
 };
+
 
 /** Clocks read to time work; `datetime.now()` against dates in data is clock-timezone-dependence's business. */
 const TIMERS = /^(time\.)?(time|perf_counter|monotonic|process_time)(_ns)?$/;
