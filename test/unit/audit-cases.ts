@@ -265,8 +265,14 @@ export const CASES: readonly RuleCase[] = [
   {
     // Exercism-style suites disable every case but the first; the verifier must re-enable them.
     rule: 'skip-counts-as-pass', variant: 'xtest in a Jest suite', base: 'clean-harbor',
-    bad: { 'tests/total.spec.js': "import { total } from './total';\n\ntest('empty', () => {\n  expect(total([])).toBe(0);\n});\n\nxtest('two items', () => {\n  expect(total([1, 2])).toBe(3);\n});\n" },
-    good: { 'tests/total.spec.js': "import { total } from './total';\n\ntest('empty', () => {\n  expect(total([])).toBe(0);\n});\n\nxtest('two items', () => {\n  expect(total([1, 2])).toBe(3);\n});\n", 'tests/test.sh': H_TEST_SH(`sed -i 's/\\bxtest(/test(/' /tests/total.spec.js\nnpx jest /tests\n${REWARD_IF}`) },
+    bad: { 'tests/total.spec.js': "import { total } from './total';\n\ntest('empty', () => {\n  expect(total([])).toBe(0);\n});\n\nxtest('two items', () => {\n  expect(total([1, 2])).toBe(3);\n});\n", 'tests/test.sh': H_TEST_SH(`npx jest /tests\nexit_code=$?\n[ $exit_code -eq 0 ] && echo 1 > /logs/verifier/reward.txt || echo 0 > /logs/verifier/reward.txt\necho "Exit code: $exit_code"\nexit $exit_code`) },
+    good: { 'tests/total.spec.js': "import { total } from './total';\n\ntest('empty', () => {\n  expect(total([])).toBe(0);\n});\n\nxtest('two items', () => {\n  expect(total([1, 2])).toBe(3);\n});\n", 'tests/test.sh': H_TEST_SH(`sed -i 's/xtest(/test(/g' /tests/total.spec.js\nnpx jest /tests\n${REWARD_IF}`) },
+  },
+  {
+    // The expected value lives in the image's environment, which the agent's shell shares.
+    rule: 'answer-in-image', variant: 'expected value in an image ENV', base: 'clean-harbor',
+    bad: { 'environment/Dockerfile': DOCKER('ENV SECRET_FLAG=FLAG{n0t_s0_s3cr3t}\n'), 'tests/test_outputs.py': PY('def test_flag():\n    assert Path("/app/flag.txt").read_text().strip() == os.environ["SECRET_FLAG"]\n') },
+    good: { 'environment/Dockerfile': DOCKER('ENV APP_PORT=8080\n'), 'tests/test_outputs.py': PY('def test_flag():\n    assert Path("/app/flag.txt").read_text().strip() == Path("/tests/flag.txt").read_text().strip()\n'), 'tests/flag.txt': 'FLAG{n0t_s0_s3cr3t}\n' },
   },
   {
     rule: 'secret-in-image', base: 'clean-harbor',

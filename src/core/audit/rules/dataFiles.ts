@@ -35,8 +35,12 @@ export function* chatDataFiles(ctx: AuditContext): Generator<Report> {
     const head = ctx.head(f);
     const m = head === undefined ? null : CHAT_OPENING.exec(head);
     if (!m) continue;
-    const first = (head ?? '').split('\n')[0]?.trim().slice(0, 60) ?? '';
-    yield { file: f, range: ctx.range(f, 0, Math.min(first.length, 60)),
+    // Point at the generator's first-person sentence when a heading ("File content for …") precedes it.
+    const h = head ?? '';
+    const me = /^[ \t]*(?:I'll|I will|I need to|I'm going to|Let me)\b/m.exec(h.slice(0, 400));
+    const at = me ? me.index : 0;
+    const first = h.slice(at).split('\n')[0]?.trim().slice(0, 60) ?? '';
+    yield { file: f, range: ctx.range(f, at, at + first.length),
       message: `${f} opens with a generator's chat ("${first}…") instead of its data: whatever the task asks about this file has nothing real to work on.` };
   }
 }

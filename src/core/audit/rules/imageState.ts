@@ -115,6 +115,23 @@ const DATA_FILE = /\.(json|jsonl|csv|tsv|txt|ya?ml|xml|npy|npz|parquet|pkl|out|a
  * the agent and the reference solution never reads or writes, exists only for grading, so the agent
  * can read what the tests compare against. Files named as expected answers count whoever reads them.
  */
+/** Variable names that hold a secret or an answer (a CTF flag, an expected value), not configuration. */
+const ANSWER_VAR = /(^|_)(FLAG|SECRET|ANSWER|EXPECTED|SOLUTION|PASSWORD|PASSPHRASE|KEY)(_|$)/i;
+
+/**
+ * `ENV SECRET_FLAG=…` in the image and a test that takes its expected value from that variable: the
+ * agent's shell has the same environment, so `env` prints the answer.
+ */
+function* answerInImageEnv(df: ParsedDockerfile, file: string, tests: string): Generator<Report> {
+  for (const ins of df.instructions) {
+    if (ins.keyword !== 'ENV') continue;
+    const names = ins.args.map((a) => a.value.split('=')[0] ?? '').filter((n) => /^[A-Za-z_]\w*$/.test(n) && ANSWER_VAR.test(n));
+    const used = names.find((n) => new RegExp(`(environ(\\.get)?\\(?\\[?\\s*|getenv\\(\\s*)["']${n}["']|\\$\\{?${n}\\b`).test(tests));
+    if (!used) continue;
+    yield { file, range: ins.range, message: `The image sets ${used} in its environment and the tests take the expected value from it: the agent's shell has the same environment, so \`env\` prints the answer. Give the value to the verifier only (tests/ or its own env).` };
+  }
+}
+
 export const answerInImage: StaticRule = {
   id: 'answer-in-image', class: 'misalignment', severity: 'warning',
   title: 'Expected answers are copied into the agent\'s image',
@@ -139,6 +156,7 @@ export const answerInImage: StaticRule = {
       if (!named && !gradingOnly) continue;
       byLine.set(line, [...(byLine.get(line) ?? []), dest]);
     }
+    yield* answerInImageEnv(df, file, tests);
     for (const [line, hits] of byLine) {
       const ins = df.instructions.find((i) => i.range.start.line === line);
       const r: Report = {

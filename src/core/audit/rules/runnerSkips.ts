@@ -6,7 +6,7 @@ import type { Report } from '../rule';
  * with what in a verifier script re-enables them (a `sed` that strips the marker, `--include-ignored`).
  */
 const RUNNER_SKIPS: readonly { readonly files: RegExp; readonly marker: RegExp; readonly undo: RegExp }[] = [
-  { files: /\.(spec|test)\.[cm]?[jt]sx?$/, marker: /^\s*(xtest|xit|xdescribe|(?:test|it|describe)\.skip)\s*\(/m, undo: /xtest|xit\b|\.skip/ },
+  { files: /\.(spec|test)\.[cm]?[jt]sx?$/, marker: /^\s*(xtest|xit|xdescribe|(?:test|it|describe)\.skip)\s*\(/m, undo: /(?<![A-Za-z])(xtest|xit)\b|\.skip\b/ },
   { files: /\.(java|kt)$/, marker: /^\s*@(Disabled|Ignore)\b/m, undo: /@Disabled|@Ignore/ },
   { files: /\.rs$/, marker: /^\s*#\[ignore\]/m, undo: /--include-ignored|--ignored|#\[ignore\]/ },
 ];
