@@ -275,6 +275,12 @@ export const CASES: readonly RuleCase[] = [
     good: { 'environment/Dockerfile': DOCKER('ENV APP_PORT=8080\n'), 'tests/test_outputs.py': PY('def test_flag():\n    assert Path("/app/flag.txt").read_text().strip() == Path("/tests/flag.txt").read_text().strip()\n'), 'tests/flag.txt': 'FLAG{n0t_s0_s3cr3t}\n' },
   },
   {
+    // `npm test` runs package.json's test script, which the agent can rewrite.
+    rule: 'verifier-runs-agent-writable-code', variant: 'npm test in the agent\'s folder', base: 'clean-harbor',
+    bad: { 'tests/test.sh': H_TEST_SH(`cd /app\nif [ ! -f package.json ]; then cp /tests/package.json /app/package.json; fi\nnpm test\n${REWARD_IF}`) },
+    good: { 'tests/test.sh': H_TEST_SH(`cd /app\ncp /tests/package.json /app/package.json\nnpm test\n${REWARD_IF}`) },
+  },
+  {
     rule: 'secret-in-image', base: 'clean-harbor',
     bad: { 'environment/Dockerfile': DOCKER('ARG HF_TOKEN=""\nENV HF_TOKEN=${HF_TOKEN}\n') },
     good: { 'environment/Dockerfile': DOCKER('ARG HF_TOKEN=""\nRUN --mount=type=secret,id=hf_token true\nENV HF_HOME=/app/.cache\n') },

@@ -534,6 +534,20 @@ function editableTestTarget(ctx: AuditContext, dests: readonly string[], script:
   return undefined;
 }
 
+/** Build tools whose test command is defined by a file in the working folder (the agent's, when it is theirs). */
+const BUILD_TOOL_TESTS: readonly { readonly tool: RegExp; readonly goal: RegExp; readonly manifests: readonly string[] }[] = [
+  { tool: /^(npm|yarn|pnpm)$/, goal: /^(test|t|run-script test|run test(:\S+)?)$/, manifests: ['package.json'] },
+  { tool: /^(\.\/)?gradlew?$/, goal: /(^|\s)(test|check|build)(\s|$)/, manifests: ['build.gradle', 'build.gradle.kts'] },
+  { tool: /^mvn$/, goal: /(^|\s)(test|verify|package|install)(\s|$)/, manifests: ['pom.xml'] },
+  { tool: /^make$/, goal: /^(test|check)$/, manifests: ['Makefile'] },
+];
+
+function buildToolTest(words: readonly string[]): { manifests: readonly string[] } | undefined {
+  const name = words[0] ?? '';
+  const rest = words.slice(1).filter((x) => !x.startsWith('-')).join(' ');
+  return BUILD_TOOL_TESTS.find((t) => t.tool.test(name) && t.goal.test(rest));
+}
+
 export const verifierRunsAgentWritableCode: StaticRule = {
   id: 'verifier-runs-agent-writable-code', class: 'misalignment', severity: 'warning',
   title: 'The verifier runs a test or checker that lives where the agent can edit it',
@@ -548,6 +562,18 @@ export const verifierRunsAgentWritableCode: StaticRule = {
           // pytest collecting a test file the image placed where the agent works: the agent edits the test.
           const r = editableTestTarget(ctx, dests, script, cmd);
           if (r) yield { file, range: cmdRange(ctx, file, cmd), severity: 'error', message: `pytest runs ${r}, the copy of the tests the image puts where the agent works: the agent can edit the test itself (or delete its checks) and pass. Run the copy the harness mounts at /tests.` };
+          continue;
+        }
+        const tool = buildToolTest(w);
+        if (tool) {
+          // `npm test` runs whatever package.json's `test` script says; the agent owns that file.
+          // Restored only by an unconditional write (not `[ -f package.json ] || cat > package.json`).
+          const text = ctx.text(file) ?? '';
+          const restored = script.commands.some((c) => c.end <= cmd.start && !c.conditional && /^(cp|mv|install|rsync|cat|tee)$/.test(c.name)
+            && tool.manifests.some((m) => text.slice(c.start, c.end).includes(m)));
+          if (cwd !== undefined && ctx.isAgentWritable(cwd) && !restored) {
+            yield { file, range: cmdRange(ctx, file, cmd), message: `\`${w.slice(0, 3).join(' ')}\` runs what ${tool.manifests[0]} in ${cwd} says, and the agent can edit that file: a test task that does nothing (a \`test\` script that exits 0, a disabled test task) passes. Run the test runner on the verifier's files directly, or restore ${tool.manifests[0]} from tests/ first.` };
+          }
           continue;
         }
         const rel = scriptTarget(w, cmd);
