@@ -281,6 +281,12 @@ export const CASES: readonly RuleCase[] = [
     good: { 'tests/test.sh': H_TEST_SH(`cd /app\ncp /tests/package.json /app/package.json\nnpm test\n${REWARD_IF}`) },
   },
   {
+    // Outside the agent's folders is still the root agent's: truth baked under /opt at build time.
+    rule: 'expected-from-agent-writable-path', variant: 'truth made at build time under /opt', base: 'clean-harbor',
+    bad: { 'environment/Dockerfile': DOCKER('RUN mkdir -p /opt/grader && echo 12.5 > /opt/grader/truth.txt\n'), 'tests/test_outputs.py': PY('def test_totals():\n    want = float(Path("/opt/grader/truth.txt").read_text())\n    assert json.loads(OUT.read_text())["north"] == want\n') },
+    good: { 'tests/test_outputs.py': PY('def test_totals():\n    want = float(Path("/tests/truth.txt").read_text())\n    assert json.loads(OUT.read_text())["north"] == want\n'), 'tests/truth.txt': '12.5\n' },
+  },
+  {
     rule: 'secret-in-image', base: 'clean-harbor',
     bad: { 'environment/Dockerfile': DOCKER('ARG HF_TOKEN=""\nENV HF_TOKEN=${HF_TOKEN}\n') },
     good: { 'environment/Dockerfile': DOCKER('ARG HF_TOKEN=""\nRUN --mount=type=secret,id=hf_token true\nENV HF_HOME=/app/.cache\n') },

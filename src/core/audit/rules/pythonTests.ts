@@ -593,7 +593,7 @@ export const nonInvokingTest: StaticRule = {
 };
 
 /** An answer-like word starting a name part (`expected_out.txt`, `golden/`, but not `preferences.js`). */
-const EXPECTED_NAME = /(^|[^a-z])(expected|golden|ground[_-]?truth|answers?|reference)[^/]*$/i;
+const EXPECTED_NAME = /(^|[^a-z])(expected|golden|ground[_-]?truth|g?truth|answers?|reference)[^/]*$/i;
 
 /** The test reads the file's content (not only passes the path to the agent's program or checks it exists). */
 function readByTest(tree: SyntaxTree, lit: SyntaxNode): boolean {
@@ -636,14 +636,22 @@ export const expectedFromAgentWritablePath: StaticRule = {
   *check(ctx) {
     for (const s of testStrings(ctx)) {
       const v = s.value;
-      if (!v.startsWith('/') || !EXPECTED_NAME.test(v) || !ctx.isAgentWritable(v)) continue;
+      // A root agent reads and writes anywhere but the folders the harness mounts after it (/opt too).
+      if (!v.startsWith('/') || !EXPECTED_NAME.test(v) || /^\/(tests|logs|oracle|solution|proc|sys|dev)(\/|$)/.test(v)) continue;
       // Decided by where the file comes from, not by its name: the image must put it there (so it
       // exists before the agent starts), the solution must not write it (then it is the agent's
       // output) and the test must not write it itself.
       const base = v.split('/').pop() ?? v;
-      const fromImage = (ctx.text(ctx.task.environment.dockerfile) ?? '').includes(base)
-        || ctx.task.files.some((f) => f.startsWith(`${ctx.task.environment.contextDir}/`) && f.endsWith(`/${base}`));
+      const dfText = ctx.text(ctx.task.environment.dockerfile) ?? '';
+      const ctxPrefix = `${ctx.task.environment.contextDir}/`.replace(/^\.?\//, '');
+      const fromImage = dfText.includes(base)
+        || ctx.task.files.some((f) => f.startsWith(ctxPrefix) && f.endsWith(`/${base}`))
+        // Made at build time by a context script the Dockerfile runs (`RUN python3 make_answer.py`).
+        || ctx.task.files.some((f) => f.startsWith(ctxPrefix) && /\.(py|sh)$/.test(f) && dfText.includes(f.split('/').pop() ?? f) && (ctx.text(f) ?? '').includes(base));
       if (!fromImage) continue;
+      // Outside the agent's folders, a file the instruction hands over as input (a reference list
+      // to check against) is the task's material, not a hidden answer.
+      if (!ctx.isAgentWritable(v) && [ctx.instruction(), ...(ctx.task.steps ?? []).map((st) => st.instruction ?? '')].some((t) => t.includes(base))) continue;
       if (ctx.task.solution.file && (ctx.text(ctx.task.solution.file) ?? '').includes(base)) continue;
       if (writtenByTest(s.tree, s.node) || !readByTest(s.tree, s.node)) continue;
       yield { file: s.file, range: ctx.range(s.file, s.node.start, s.node.end), message: `The tests read ${v} as the expected answer, but it lives where the agent writes: the agent can replace it (or copy it into its output). Ship expected values under tests/.` };
