@@ -287,6 +287,11 @@ export const CASES: readonly RuleCase[] = [
     good: { 'tests/test_outputs.py': PY('def test_totals():\n    want = float(Path("/tests/truth.txt").read_text())\n    assert json.loads(OUT.read_text())["north"] == want\n'), 'tests/truth.txt': '12.5\n' },
   },
   {
+    rule: 'test-path-disagrees', base: 'clean-harbor',
+    bad: { 'tests/test_outputs.py': PY('def test_totals():\n    assert json.loads(Path("/workspace/out/totals.json").read_text()) == {"north": 12.5}\n') },
+    good: {},
+  },
+  {
     rule: 'secret-in-image', base: 'clean-harbor',
     bad: { 'environment/Dockerfile': DOCKER('ARG HF_TOKEN=""\nENV HF_TOKEN=${HF_TOKEN}\n') },
     good: { 'environment/Dockerfile': DOCKER('ARG HF_TOKEN=""\nRUN --mount=type=secret,id=hf_token true\nENV HF_HOME=/app/.cache\n') },

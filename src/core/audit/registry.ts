@@ -9,6 +9,7 @@ import * as testNetwork from './rules/testNetwork';
 import * as verifier from './rules/verifierScript';
 import * as image from './rules/imageState';
 import { placeholderSolutionRule } from './rules/dataFiles';
+import { testPathDisagrees } from './rules/pathAgreement';
 
 /** Problems the loaders report (src/core/loader): registered here so every id has a docs page. */
 const LOADER_RULE_SPECS: readonly RuleSpec[] = [
@@ -88,6 +89,7 @@ export const STATIC_RULES: readonly StaticRule[] = [
   cross.llmArtifactInTask,
   cross.solutionUnpinnedDependency,
   placeholderSolutionRule,
+  testPathDisagrees,
   pathOutsideTask,
 ];
 

@@ -596,7 +596,7 @@ export const nonInvokingTest: StaticRule = {
 const EXPECTED_NAME = /(^|[^a-z])(expected|golden|ground[_-]?truth|g?truth|answers?|reference)[^/]*$/i;
 
 /** The test reads the file's content (not only passes the path to the agent's program or checks it exists). */
-function readByTest(tree: SyntaxTree, lit: SyntaxNode): boolean {
+export function readByTest(tree: SyntaxTree, lit: SyntaxNode): boolean {
   const src = tree.text;
   const reads = (expr: string): boolean => {
     const e = expr.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
@@ -613,7 +613,7 @@ function readByTest(tree: SyntaxTree, lit: SyntaxNode): boolean {
 }
 
 /** The test writes the file at this literal itself (`open(p, 'w')`, `Path(p).write_text`, via a name bound to it). */
-function writtenByTest(tree: SyntaxTree, lit: SyntaxNode): boolean {
+export function writtenByTest(tree: SyntaxTree, lit: SyntaxNode): boolean {
   const src = tree.text;
   const writes = (expr: string): boolean => {
     const e = expr.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
