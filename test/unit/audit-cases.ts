@@ -288,8 +288,9 @@ export const CASES: readonly RuleCase[] = [
   },
   {
     rule: 'test-path-disagrees', base: 'clean-harbor',
-    bad: { 'tests/test_outputs.py': PY('def test_totals():\n    assert json.loads(Path("/workspace/out/totals.json").read_text()) == {"north": 12.5}\n') },
-    good: {},
+    bad: { 'tests/test_outputs.py': 'import json\nfrom pathlib import Path\n\n\ndef test_totals():\n    assert json.loads(Path("/workspace/out/totals.json").read_text()) == {"north": 12.5}\n' },
+    // Trying the instruction's path among candidates agrees with it.
+    good: { 'tests/test_outputs.py': 'import json\nfrom pathlib import Path\n\nCANDIDATES = ["/app/totals.json", "/workspace/out/totals.json"]\n\n\ndef test_totals():\n    path = next(Path(p) for p in CANDIDATES if Path(p).exists())\n    assert json.loads(path.read_text()) == {"north": 12.5}\n' },
   },
   {
     rule: 'secret-in-image', base: 'clean-harbor',
