@@ -234,6 +234,75 @@ export const CASES: readonly RuleCase[] = [
     good: {},
   },
   {
+    // A path that is a value (an expected answer, text the report must name) is not opened here.
+    rule: 'hardcoded-host-path', variant: 'a value, not a file the test opens', base: 'clean-harbor',
+    bad: { 'tests/test_outputs.py': PY('def test_totals():\n    with open("/home/alice/out/totals.json") as f:\n        assert json.load(f) == {"north": 12.5}\n') },
+    good: { 'tests/test_outputs.py': PY('def test_totals():\n    found = {"/home/alice/bin/tool", "/opt/tool"}\n    assert "/home/alice/bin/tool" in OUT.read_text()\n    assert json.loads(OUT.read_text()) == {"north": 12.5}\n') },
+  },
+  {
+    // pytest reads an ini from every folder above the tests up to /, and then the conftest.py there.
+    rule: 'pytest-collection-hijack', variant: 'ini and conftest planted in /', base: 'clean-harbor',
+    bad: { 'tests/test.sh': H_TEST_SH(`pytest -rA /tests/test_outputs.py\n${REWARD_IF}`) },
+    good: { 'tests/test.sh': H_TEST_SH(`pytest --noconftest -c /dev/null -rA /tests/test_outputs.py\n${REWARD_IF}`) },
+  },
+  {
+    // Generated tasks: a data file saved as the generator's chat about it.
+    rule: 'llm-artifact-in-task', variant: 'a data file that opens with chat', base: 'clean-harbor',
+    bad: { 'environment/data/orders.db': "I'll create a SQLite database with the order records. Since I need to output binary data, here are the SQL commands:\n\nCREATE TABLE orders (id INTEGER);\n" },
+    good: { 'environment/data/orders.db': 'SQLite format 3\u0000\u0010\u0000\u0001\u0001\u0000@  \n' },
+  },
+  {
+    rule: 'llm-artifact-in-task', variant: 'a Markdown fence inside a Python file', base: 'clean-harbor',
+    bad: { 'environment/data/report.py': 'import json\n\n\ndef main():\n    print(json.dumps({"ok": True}))\n\n\nmain()\n```\n\nNow the configuration file:\n' },
+    good: { 'environment/data/report.py': 'import json\n\n\ndef main():\n    """Print the report.\n\n```\nmain()\n```\n    """\n    print(json.dumps({"ok": True}))\n\n\nmain()\n' },
+  },
+  {
+    // The generator script saved under the data's name; a tool without an extension is a program.
+    rule: 'malformed-data-file', variant: 'a data file that is the script meant to make it', base: 'clean-harbor',
+    bad: { 'environment/data/features.npy': 'import numpy as np\n\nnp.random.seed(42)\nnp.save("/app/data/features.npy", np.random.rand(10, 4))\n' },
+    good: { 'environment/data/features.npy': '\u0093NUMPY\u0001\u0000v\u0000{"descr": "<f8", "fortran_order": False, "shape": (10, 4), }\n', 'environment/data/make-report': '#!/usr/bin/env python3\nimport sys\nprint(sys.argv)\n' },
+  },
+  {
+    // Exercism-style suites disable every case but the first; the verifier must re-enable them.
+    rule: 'skip-counts-as-pass', variant: 'xtest in a Jest suite', base: 'clean-harbor',
+    bad: { 'tests/total.spec.js': "import { total } from './total';\n\ntest('empty', () => {\n  expect(total([])).toBe(0);\n});\n\nxtest('two items', () => {\n  expect(total([1, 2])).toBe(3);\n});\n", 'tests/test.sh': H_TEST_SH(`npx jest /tests\nexit_code=$?\n[ $exit_code -eq 0 ] && echo 1 > /logs/verifier/reward.txt || echo 0 > /logs/verifier/reward.txt\necho "Exit code: $exit_code"\nexit $exit_code`) },
+    good: { 'tests/total.spec.js': "import { total } from './total';\n\ntest('empty', () => {\n  expect(total([])).toBe(0);\n});\n\nxtest('two items', () => {\n  expect(total([1, 2])).toBe(3);\n});\n", 'tests/test.sh': H_TEST_SH(`sed -i 's/xtest(/test(/g' /tests/total.spec.js\nnpx jest /tests\n${REWARD_IF}`) },
+  },
+  {
+    // The expected value lives in the image's environment, which the agent's shell shares.
+    rule: 'answer-in-image', variant: 'expected value in an image ENV', base: 'clean-harbor',
+    bad: { 'environment/Dockerfile': DOCKER('ENV SECRET_FLAG=FLAG{n0t_s0_s3cr3t}\n'), 'tests/test_outputs.py': PY('def test_flag():\n    assert Path("/app/flag.txt").read_text().strip() == os.environ["SECRET_FLAG"]\n') },
+    good: { 'environment/Dockerfile': DOCKER('ENV APP_PORT=8080\n'), 'tests/test_outputs.py': PY('def test_flag():\n    assert Path("/app/flag.txt").read_text().strip() == Path("/tests/flag.txt").read_text().strip()\n'), 'tests/flag.txt': 'FLAG{n0t_s0_s3cr3t}\n' },
+  },
+  {
+    // `npm test` runs package.json's test script, which the agent can rewrite.
+    rule: 'verifier-runs-agent-writable-code', variant: 'npm test in the agent\'s folder', base: 'clean-harbor',
+    bad: { 'tests/test.sh': H_TEST_SH(`cd /app\nif [ ! -f package.json ]; then cp /tests/package.json /app/package.json; fi\nnpm test\n${REWARD_IF}`) },
+    good: { 'tests/test.sh': H_TEST_SH(`cd /app\ncp /tests/package.json /app/package.json\nnpm test\n${REWARD_IF}`) },
+  },
+  {
+    // Outside the agent's folders is still the root agent's: truth baked under /opt at build time.
+    rule: 'expected-from-agent-writable-path', variant: 'truth made at build time under /opt', base: 'clean-harbor',
+    bad: { 'environment/Dockerfile': DOCKER('RUN mkdir -p /opt/grader && echo 12.5 > /opt/grader/truth.txt\n'), 'tests/test_outputs.py': PY('def test_totals():\n    want = float(Path("/opt/grader/truth.txt").read_text())\n    assert json.loads(OUT.read_text())["north"] == want\n') },
+    good: { 'tests/test_outputs.py': PY('def test_totals():\n    want = float(Path("/tests/truth.txt").read_text())\n    assert json.loads(OUT.read_text())["north"] == want\n'), 'tests/truth.txt': '12.5\n' },
+  },
+  {
+    rule: 'test-path-disagrees', base: 'clean-harbor',
+    bad: { 'tests/test_outputs.py': 'import json\nfrom pathlib import Path\n\n\ndef test_totals():\n    assert json.loads(Path("/workspace/out/totals.json").read_text()) == {"north": 12.5}\n' },
+    // Trying the instruction's path among candidates agrees with it.
+    good: { 'tests/test_outputs.py': 'import json\nfrom pathlib import Path\n\nCANDIDATES = ["/app/totals.json", "/workspace/out/totals.json"]\n\n\ndef test_totals():\n    path = next(Path(p) for p in CANDIDATES if Path(p).exists())\n    assert json.loads(path.read_text()) == {"north": 12.5}\n' },
+  },
+  {
+    rule: 'secret-in-image', base: 'clean-harbor',
+    bad: { 'environment/Dockerfile': DOCKER('ARG HF_TOKEN=""\nENV HF_TOKEN=${HF_TOKEN}\n') },
+    good: { 'environment/Dockerfile': DOCKER('ARG HF_TOKEN=""\nRUN --mount=type=secret,id=hf_token true\nENV HF_HOME=/app/.cache\n') },
+  },
+  {
+    rule: 'placeholder-solution', base: 'clean-harbor',
+    bad: { 'solution/solve.sh': '#!/bin/bash\n# oracle\necho "Oracle solution script"\n' },
+    good: { 'solution/solve.sh': '#!/bin/bash\necho \'{"north": 12.5}\' > /app/totals.json\n' },
+  },
+  {
     rule: 'instruction-missing-file', base: 'clean-harbor',
     bad: { 'instruction.md': 'Using the rates in `/app/data/rates.csv`, convert each amount in `/app/data/orders.csv` and write the totals per region to `/app/totals.json`.\n' },
     good: { 'instruction.md': 'Using the rates in `/app/data/rates.csv`, convert each amount in `/app/data/orders.csv` and write the totals per region to `/app/totals.json`.\n', 'environment/data/rates.csv': 'region,rate\nnorth,1\n' },

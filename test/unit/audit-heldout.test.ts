@@ -83,9 +83,19 @@ void describe('audit: the held-out fixes stay precise', () => {
   const hijack = (list: readonly Finding[]) => list.filter((f) => f.rule === 'pytest-collection-hijack').map(where);
 
   void it('pytest-collection-hijack: quiet when python -m pytest runs from the tests folder or with -P', async () => {
-    assert.deepEqual(hijack(await auditVariant('tb1-bad-weather-fetch', { 'run-tests.sh': `${TB1_GUARD}cd "$TEST_DIR"\npython3 -m pytest test_outputs.py -rA\n` })), []);
-    assert.deepEqual(hijack(await auditVariant('tb1-bad-weather-fetch', { 'run-tests.sh': `${TB1_GUARD}python3 -P -m pytest $TEST_DIR/test_outputs.py -rA\n` })), []);
-    assert.deepEqual(hijack(await auditVariant('tb1-bad-weather-fetch', { 'run-tests.sh': `${TB1_GUARD}pytest $TEST_DIR/test_outputs.py -rA\n` })), []);
+    assert.deepEqual(hijack(await auditVariant('tb1-bad-weather-fetch', { 'run-tests.sh': `${TB1_GUARD}cd "$TEST_DIR"\npython3 -m pytest --noconftest test_outputs.py -rA\n` })), []);
+    assert.deepEqual(hijack(await auditVariant('tb1-bad-weather-fetch', { 'run-tests.sh': `${TB1_GUARD}python3 -P -m pytest --noconftest $TEST_DIR/test_outputs.py -rA\n` })), []);
+    assert.deepEqual(hijack(await auditVariant('tb1-bad-weather-fetch', { 'run-tests.sh': `${TB1_GUARD}pytest --noconftest $TEST_DIR/test_outputs.py -rA\n` })), []);
+  });
+
+  void it('pytest-collection-hijack: the verifier\'s own tests without --noconftest or -c read an ini planted in /', async () => {
+    assert.deepEqual(hijack(await auditVariant('tb1-bad-weather-fetch', { 'run-tests.sh': `${TB1_GUARD}pytest $TEST_DIR/test_outputs.py -rA\n` })), ['pytest-collection-hijack misalignment run-tests.sh:7']);
+    assert.deepEqual(hijack(await auditVariant('tb1-bad-weather-fetch', { 'run-tests.sh': `${TB1_GUARD}HERE="$(cd "$(dirname "\${BASH_SOURCE[0]}")" && pwd)"\npytest "$HERE/test_outputs.py" -rA\n` })), ['pytest-collection-hijack misalignment run-tests.sh:8']);
+    assert.deepEqual(hijack(await auditVariant('tb1-bad-weather-fetch', { 'run-tests.sh': `${TB1_GUARD}pytest -c /dev/null $TEST_DIR/test_outputs.py -rA\n` })), []);
+    // A project's own suite in the agent's checkout (SWE-bench style): relative targets are the agent's work.
+    assert.deepEqual(hijack(await auditVariant('tb1-bad-weather-fetch', { 'run-tests.sh': `${TB1_GUARD}cd "$REPO"\npytest -rA pkg/tests/test_io.py\n` })), []);
+    // A non-root agent cannot write /.
+    assert.deepEqual(hijack(await auditVariant('tb1-bad-weather-fetch', { 'run-tests.sh': `${TB1_GUARD}pytest $TEST_DIR/test_outputs.py -rA\n`, Dockerfile: 'FROM python:3.12-slim-bookworm\nRUN useradd -m agent\nWORKDIR /app\nUSER agent\n' })), []);
   });
 
   void it('pytest-collection-hijack: quiet when the working directory is not knowable', async () => {
@@ -96,7 +106,7 @@ void describe('audit: the held-out fixes stay precise', () => {
   void it('pytest-collection-hijack: fires when pytest collects the agent-writable working directory', async () => {
     assert.deepEqual(hijack(await auditVariant('tb1-bad-weather-fetch', { 'run-tests.sh': `${TB1_GUARD}pytest -rA\n` })), ['pytest-collection-hijack misalignment run-tests.sh:7']);
     assert.deepEqual(hijack(await auditVariant('tb1-bad-weather-fetch', { 'run-tests.sh': `${TB1_GUARD}cp -r $TEST_DIR /app/tests\npytest tests/test_outputs.py -rA\n` })), ['pytest-collection-hijack misalignment run-tests.sh:8']);
-    assert.deepEqual(hijack(await auditVariant('tb1-bad-weather-fetch', { 'run-tests.sh': `${TB1_GUARD}cd /tests\npytest -rA\n` })), []);
+    assert.deepEqual(hijack(await auditVariant('tb1-bad-weather-fetch', { 'run-tests.sh': `${TB1_GUARD}cd /tests\npytest --noconftest -rA\n` })), []);
   });
 
   const copied = (list: readonly Finding[]) => list.filter((f) => /^(solution|tests)-copied-into-image$/.test(f.rule)).map(where);

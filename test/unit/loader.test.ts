@@ -96,7 +96,7 @@ void describe('loader: Terminal-Bench 1', () => {
     assert.deepEqual(unknown.range, range(5, 0, 5, 17));
     assert.match(unknown.message, /max_agent_timeout/);
 
-    assert.equal(only(t.problems, 'missing-solution').severity, 'info');
+    assert.equal(only(t.problems, 'missing-solution').severity, 'warning');
     assert.equal(t.problems.every((p) => p.class === 'invalidity'), true);
   });
 

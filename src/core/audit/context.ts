@@ -92,6 +92,28 @@ export class AuditContext {
     return rel === undefined ? undefined : this.texts.get(rel);
   }
 
+  /**
+   * The first bytes of a task file as text (latin1, so binary heads survive), for files not read
+   * whole: a data file's head says whether it holds the format its name promises. The editor's
+   * unsaved text wins; undefined when the file cannot be read.
+   */
+  head(rel: string, bytes = 512): string | undefined {
+    const t = this.texts.get(rel);
+    if (t !== undefined) return t.slice(0, bytes);
+    if (!this.fileSet.has(rel)) return undefined;
+    let fd: number | undefined;
+    try {
+      fd = fs.openSync(path.join(this.task.dir, rel), 'r');
+      const buf = Buffer.alloc(bytes);
+      const n = fs.readSync(fd, buf, 0, bytes, 0);
+      return buf.subarray(0, n).toString('latin1');
+    } catch {
+      return undefined;
+    } finally {
+      if (fd !== undefined) fs.closeSync(fd);
+    }
+  }
+
   /** Every file read as text. */
   textFiles(): string[] {
     return [...this.texts.keys()].sort();

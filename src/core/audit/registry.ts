@@ -8,6 +8,8 @@ import * as answers from './rules/answerChecks';
 import * as testNetwork from './rules/testNetwork';
 import * as verifier from './rules/verifierScript';
 import * as image from './rules/imageState';
+import { placeholderSolutionRule } from './rules/dataFiles';
+import { testPathDisagrees } from './rules/pathAgreement';
 
 /** Problems the loaders report (src/core/loader): registered here so every id has a docs page. */
 const LOADER_RULE_SPECS: readonly RuleSpec[] = [
@@ -18,7 +20,7 @@ const LOADER_RULE_SPECS: readonly RuleSpec[] = [
   { id: 'missing-environment', class: 'invalidity', severity: 'error', title: 'The task has no Dockerfile, compose file or image' },
   { id: 'missing-test-entry', class: 'invalidity', severity: 'error', title: 'The verifier entry script (run-tests.sh / tests/test.sh) is missing' },
   { id: 'missing-tests', class: 'invalidity', severity: 'warning', title: 'The task has no tests folder' },
-  { id: 'missing-solution', class: 'invalidity', severity: 'info', title: 'The task has no reference solution' },
+  { id: 'missing-solution', class: 'invalidity', severity: 'warning', title: 'The task has no reference solution' },
   { id: 'nested-task-folder', class: 'invalidity', severity: 'warning', title: 'A folder inside a task holds another task, which is never discovered' },
   { id: 'unsupported-schema-version', class: 'invalidity', severity: 'warning', title: 'task.toml declares a schema version this tool does not know' },
 ];
@@ -59,6 +61,7 @@ export const STATIC_RULES: readonly StaticRule[] = [
   dockerfile.nprocWithCpuLimit,
   image.outputAlreadyInImage,
   image.tb1TerminalToolsMissing,
+  image.secretInImage,
   py.assertionFreeTest,
   py.trivialAssertion,
   py.existenceOnlyTest,
@@ -85,6 +88,8 @@ export const STATIC_RULES: readonly StaticRule[] = [
   cross.malformedDataFile,
   cross.llmArtifactInTask,
   cross.solutionUnpinnedDependency,
+  placeholderSolutionRule,
+  testPathDisagrees,
   pathOutsideTask,
 ];
 

@@ -10,9 +10,10 @@ export const LOADER_RULES = {
   'missing-environment': 'error',
   'missing-test-entry': 'error',
   'missing-tests': 'warning',
-  // Neither format requires a reference solution (only the oracle run reads it): a task without one
-  // still runs and grades, it just cannot be proven solvable here.
-  'missing-solution': 'info',
+  // Neither format requires a reference solution, but without one nothing shows the task can be
+  // solved and no oracle run can check the verifier: readers of real tasks judged every sampled case
+  // one to act on (42/42), so it warns; a dataset that ships none shows it once as a convention.
+  'missing-solution': 'warning',
   'unsupported-schema-version': 'warning',
   'nested-task-folder': 'warning',
 } as const satisfies Record<string, Severity>;

@@ -5,6 +5,7 @@ import { descendants, findAncestor } from '../../parse/syntax';
 import type { AuditContext } from '../context';
 import type { StaticRule } from '../rule';
 import { installOf, urlHost } from './commands';
+import { chatDataFiles, fencedCode, scriptAsDataFiles } from './dataFiles';
 import { testFunctionsOf, testStrings } from './pythonTests';
 
 function basename(p: string): string {
@@ -19,6 +20,9 @@ function fieldRange(ctx: AuditContext, keys: readonly string[]): { file: string;
   return undefined;
 }
 
+/** The text before a path on its Python line: the path is the argument of a file or process call, or a variable's value. */
+const PY_FILE_ACCESS = /\b(open|Path|PurePath|exists|isfile|isdir|listdir|scandir|walk|glob|iglob|read_text|read_bytes|read_csv|read_json|load|loadtxt|chdir|run|check_output|check_call|Popen|call|system|copy|copyfile|copytree|rmtree|remove|unlink|mkdir|makedirs|stat|connect)\s*\([^)]*$|^\s*[A-Za-z_][\w.]*\s*=\s*(?:Path\(\s*)?[rbfRBF]?["']$/;
+
 export const hardcodedHostPath: StaticRule = {
   id: 'hardcoded-host-path', class: 'brittleness', severity: 'warning',
   title: 'A path from the author\'s machine (/Users/…, /home/<user>/…, C:\\…)',
@@ -32,6 +36,9 @@ export const hardcodedHostPath: StaticRule = {
       for (let m = re.exec(t); m; m = re.exec(t)) {
         const lineStart = t.lastIndexOf('\n', m.index) + 1;
         if (/^\s*#/.test(t.slice(lineStart, m.index))) continue;
+        // In Python a path is often a value (an expected answer, text the report must contain): only
+        // a path the line opens, lists or runs is one the test needs on this machine.
+        if (file.endsWith('.py') && !PY_FILE_ACCESS.test(t.slice(lineStart, m.index))) continue;
         const user = m[2];
         if (user && (dfText.includes(user) || ctx.instruction().includes(`/home/${user}`) || /^(user|agent|app|ubuntu|runner|root|node|jovyan|vscode|dev|test|tester|student|ctf|admin|devuser)$/.test(user))) continue;
         yield { file, range: ctx.range(file, m.index, m.index + m[0].length), message: `${m[0]} is a path on the author's machine: it does not exist in the task's container.` };
@@ -244,7 +251,7 @@ export const externalLiveResource: StaticRule = {
 
 export const malformedDataFile: StaticRule = {
   id: 'malformed-data-file', class: 'invalidity', severity: 'error',
-  title: 'A JSON or YAML file in the tests or solution does not parse',
+  title: 'A JSON or YAML file in the tests or solution does not parse, or a data file holds the script meant to make it',
   *check(ctx) {
     const tests = (ctx.task.verifier.testsDir || 'tests').replace(/\/+$/, '');
     for (const f of ctx.textFiles()) {
@@ -262,6 +269,7 @@ export const malformedDataFile: StaticRule = {
         }
       }
     }
+    yield* scriptAsDataFiles(ctx);
   },
 };
 
@@ -279,6 +287,8 @@ export const llmArtifactInTask: StaticRule = {
       if (!m) continue;
       yield { file: f, range: ctx.range(f, m.index, m.index + m[0].length), message: `"${m[0]}" is chat or tool-call text left by a generator: the file is probably not what the task needs.` };
     }
+    yield* chatDataFiles(ctx);
+    yield* fencedCode(ctx);
   },
 };
 

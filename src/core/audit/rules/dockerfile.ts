@@ -133,11 +133,21 @@ function copiedIntoImageRule(spec: CopiedIntoImageSpec): StaticRule {
   };
 }
 
+/**
+ * A recipe written for the task root as its context (`COPY environment/app /app`, typical of prebuilt
+ * `docker_image` tasks): its sources name task-root paths, so `COPY tests/ /tests` there is the tests.
+ */
+function recipeUsesTaskRoot(ctx: AuditContext, ctxDir: string): boolean {
+  const df = ctx.dockerfile();
+  if (!df || ctxDir === '.' || ctxDir === '') return false;
+  return contextCopies(df).some((c) => c.sources.some((src) => norm(src.value).startsWith(`${ctxDir}/`)));
+}
+
 /** The tests folder relative to the build context (Harbor keeps it outside environment/). */
 function testsInContext(ctx: AuditContext): string | undefined {
   const tests = norm(ctx.task.verifier.testsDir || 'tests');
   const ctxDir = norm(ctx.task.environment.contextDir || '.');
-  if (ctxDir === '.' || ctxDir === '') return tests;
+  if (ctxDir === '.' || ctxDir === '' || recipeUsesTaskRoot(ctx, ctxDir)) return tests;
   return tests.startsWith(`${ctxDir}/`) ? tests.slice(ctxDir.length + 1) : undefined;
 }
 
@@ -160,7 +170,7 @@ export const testsCopiedIntoImage = copiedIntoImageRule({
  * A solution script that only prints (an adapter's stub, `echo "Oracle solution script"`) gives the
  * agent nothing to run: shipping it leaks no answer. Any redirect, pipe or other command counts as work.
  */
-function placeholderSolution(ctx: AuditContext): boolean {
+export function placeholderSolution(ctx: AuditContext): boolean {
   const t = ctx.text(ctx.solutionScript);
   if (t === undefined) return false;
   const lines = t.split('\n').map((l) => l.trim()).filter((l) => l !== '' && !l.startsWith('#') && !/^set\s+-[euxo\s]+(pipefail)?$/.test(l));

@@ -115,6 +115,23 @@ const DATA_FILE = /\.(json|jsonl|csv|tsv|txt|ya?ml|xml|npy|npz|parquet|pkl|out|a
  * the agent and the reference solution never reads or writes, exists only for grading, so the agent
  * can read what the tests compare against. Files named as expected answers count whoever reads them.
  */
+/** Variable names that hold a secret or an answer (a CTF flag, an expected value), not configuration. */
+const ANSWER_VAR = /(^|_)(FLAG|SECRET|ANSWER|EXPECTED|SOLUTION|PASSWORD|PASSPHRASE|KEY)(_|$)/i;
+
+/**
+ * `ENV SECRET_FLAG=…` in the image and a test that takes its expected value from that variable: the
+ * agent's shell has the same environment, so `env` prints the answer.
+ */
+function* answerInImageEnv(df: ParsedDockerfile, file: string, tests: string): Generator<Report> {
+  for (const ins of df.instructions) {
+    if (ins.keyword !== 'ENV') continue;
+    const names = ins.args.map((a) => a.value.split('=')[0] ?? '').filter((n) => /^[A-Za-z_]\w*$/.test(n) && ANSWER_VAR.test(n));
+    const used = names.find((n) => new RegExp(`(environ(\\.get)?\\(?\\[?\\s*|getenv\\(\\s*)["']${n}["']|\\$\\{?${n}\\b`).test(tests));
+    if (!used) continue;
+    yield { file, range: ins.range, message: `The image sets ${used} in its environment and the tests take the expected value from it: the agent's shell has the same environment, so \`env\` prints the answer. Give the value to the verifier only (tests/ or its own env).` };
+  }
+}
+
 export const answerInImage: StaticRule = {
   id: 'answer-in-image', class: 'misalignment', severity: 'warning',
   title: 'Expected answers are copied into the agent\'s image',
@@ -139,6 +156,7 @@ export const answerInImage: StaticRule = {
       if (!named && !gradingOnly) continue;
       byLine.set(line, [...(byLine.get(line) ?? []), dest]);
     }
+    yield* answerInImageEnv(df, file, tests);
     for (const [line, hits] of byLine) {
       const ins = df.instructions.find((i) => i.range.start.line === line);
       const r: Report = {
@@ -146,6 +164,33 @@ export const answerInImage: StaticRule = {
         message: `The image receives ${hits.slice(0, 3).join(', ')}${hits.length > 3 ? ` and ${hits.length - 3} more` : ''}: ${hits.some((h) => tests.includes(h)) ? 'the tests read it, but the instruction and the reference solution never use it, so it is grading data' : 'named as expected answers'}, readable by the agent. Keep it under tests/ (copied in only at verification).`,
       };
       yield r;
+    }
+  },
+};
+
+/** Names of build arguments and variables that carry a credential. */
+const SECRET_NAME = /(^|_)(TOKEN|SECRET|API_?KEY|ACCESS_?KEY|PASSWORD|PASSWD|CREDENTIALS?|AUTH)$/i;
+
+export const secretInImage: StaticRule = {
+  id: 'secret-in-image', class: 'infra', severity: 'warning',
+  title: 'A credential passed to the build is kept in the image environment, where the agent can read it',
+  *check(ctx) {
+    const df = ctx.dockerfile();
+    if (!df) return;
+    const file = ctx.task.environment.dockerfile ?? 'Dockerfile';
+    const secretArgs = new Set<string>();
+    for (const ins of df.instructions) {
+      if (ins.keyword === 'ARG') {
+        const name = (ins.args[0]?.value ?? '').split('=')[0] ?? '';
+        if (SECRET_NAME.test(name)) secretArgs.add(name);
+        continue;
+      }
+      if (ins.keyword !== 'ENV' || secretArgs.size === 0) continue;
+      // `ENV HF_TOKEN=${HF_TOKEN}` (or `ENV HF_TOKEN $HF_TOKEN`): the build-time value becomes part of
+      // every container's environment, and of the image's history.
+      const used = [...secretArgs].find((a) => new RegExp(`\\$\\{?${a}\\b`).test(ins.argsText));
+      if (!used) continue;
+      yield { file, range: ins.range, message: `\`ENV …\${${used}}\` keeps the build argument ${used} in the image environment: the agent under test can print it (env, /proc/1/environ) and use or leak the credential. Use a build secret (\`RUN --mount=type=secret\`) or pass it to the verifier only.` };
     }
   },
 };

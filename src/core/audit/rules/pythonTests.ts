@@ -2,6 +2,7 @@ import { callArgs, calleeLast, calleeName, isAssertingCall, pythonFunctions, ski
 import { childByField, descendants, findAncestor, groupByType, walk, type SyntaxNode, type SyntaxTree } from '../../parse/syntax';
 import type { AuditContext } from '../context';
 import type { StaticRule } from '../rule';
+import { otherRunnerSkips } from './runnerSkips';
 
 interface TestFile {
   readonly file: string;
@@ -317,8 +318,10 @@ export const skipCountsAsPass: StaticRule = {
         yield { file: tf.file, range: fnRange(ctx, tf, fn), message: `${fn.name} is marked \`@${d.split('(')[0]}\`: a skipped test never fails, so what it checks is not part of the reward.` };
       }
     }
+    yield* otherRunnerSkips(ctx);
   },
 };
+
 
 /** Clocks read to time work; `datetime.now()` against dates in data is clock-timezone-dependence's business. */
 const TIMERS = /^(time\.)?(time|perf_counter|monotonic|process_time)(_ns)?$/;
@@ -330,13 +333,29 @@ const TIMERS = /^(time\.)?(time|perf_counter|monotonic|process_time)(_ns)?$/;
 const TIGHT_SECONDS = 5;
 
 /** The numeric bound of a duration comparison, in seconds (by the duration variable's units). */
-function boundSeconds(tree: SyntaxTree, e: SyntaxNode, scale: ReadonlyMap<string, number>): number | undefined {
+function boundSeconds(tree: SyntaxTree, e: SyntaxNode, scale: ReadonlyMap<string, number>, consts: ReadonlyMap<string, SyntaxNode>, isDuration: (n: SyntaxNode) => boolean): number | undefined {
   const parts = e.children.filter((c) => c.named);
   const num = parts.find((p) => p.type === 'integer' || p.type === 'float');
-  if (!num) return undefined;
+  if (!num) {
+    // `elapsed < timeout_s` with `timeout_s = 120`, `tol = max(10.0, x * 0.5)`: the bound's floor.
+    const other = parts.find((p) => !isDuration(p));
+    return other ? numericFloor(tree, other, consts, 0) : undefined;
+  }
   const id = parts.find((p) => p.type === 'identifier');
   const k = id ? (scale.get(text(tree, id)) ?? 1) : 1;
   return Number(text(tree, num).replace(/_/g, '')) * k;
+}
+
+/** The least value an expression can take, when the test's own constants say (a literal, a name bound to one, `max(10, …)`). */
+function numericFloor(tree: SyntaxTree, n: SyntaxNode, consts: ReadonlyMap<string, SyntaxNode>, depth: number): number | undefined {
+  if (depth > 4) return undefined;
+  if (n.type === 'integer' || n.type === 'float') return Number(text(tree, n).replace(/_/g, ''));
+  if (n.type === 'identifier') { const v = consts.get(text(tree, n)); return v ? numericFloor(tree, v, consts, depth + 1) : undefined; }
+  if (n.type === 'call' && calleeName(tree, n) === 'max') {
+    const floors = callArgs(n).map((a) => numericFloor(tree, a, consts, depth + 1)).filter((x): x is number => x !== undefined);
+    return floors.length ? Math.max(...floors) : undefined;
+  }
+  return undefined;
 }
 
 function upperBoundOnDuration(tree: SyntaxTree, e: SyntaxNode, isDuration: (n: SyntaxNode) => boolean): boolean {
@@ -363,11 +382,13 @@ export const wallClockThreshold: StaticRule = {
         const timerVars = new Set<string>();
         const durations = new Set<string>();
         const scale = new Map<string, number>();
+        const consts = new Map<string, SyntaxNode>();
         for (const asg of own(fn, 'assignment')) {
           const left = childByField(asg, 'left');
           const right = childByField(asg, 'right');
           if (!left || !right || left.type !== 'identifier') continue;
           const name = text(tf.tree, left);
+          consts.set(name, right);
           if (right.type === 'call' && TIMERS.test(calleeName(tf.tree, right))) timerVars.add(name);
           else if (right.type === 'binary_operator' && /-/.test(text(tf.tree, right))) {
             const ids = descendants(right, 'identifier').map((i) => text(tf.tree, i));
@@ -387,7 +408,7 @@ export const wallClockThreshold: StaticRule = {
           if (!upperBoundOnDuration(tf.tree, e, isDuration)) continue;
           // A bound of many seconds is a hang guard; a tight one (under TIGHT_SECONDS) is what a
           // throttled host breaks (CFS quota pauses alone reach ~100 ms).
-          const bound = boundSeconds(tf.tree, e, scale);
+          const bound = boundSeconds(tf.tree, e, scale, consts, isDuration);
           const tight = bound === undefined || bound < TIGHT_SECONDS;
           yield { file: tf.file, range: ctx.range(tf.file, a.start, a.end), severity: tight ? 'warning' : 'info', message: `This assertion bounds elapsed wall-clock time${bound !== undefined ? ` (${+bound.toPrecision(3)} s)` : ''}: on a loaded or CPU-throttled host a correct solution fails. Measure work (operations, complexity) or use a generous bound with a median of several runs.` };
         }
@@ -572,10 +593,10 @@ export const nonInvokingTest: StaticRule = {
 };
 
 /** An answer-like word starting a name part (`expected_out.txt`, `golden/`, but not `preferences.js`). */
-const EXPECTED_NAME = /(^|[^a-z])(expected|golden|ground[_-]?truth|answers?|reference)[^/]*$/i;
+const EXPECTED_NAME = /(^|[^a-z])(expected|golden|ground[_-]?truth|g?truth|answers?|reference)[^/]*$/i;
 
 /** The test reads the file's content (not only passes the path to the agent's program or checks it exists). */
-function readByTest(tree: SyntaxTree, lit: SyntaxNode): boolean {
+export function readByTest(tree: SyntaxTree, lit: SyntaxNode): boolean {
   const src = tree.text;
   const reads = (expr: string): boolean => {
     const e = expr.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
@@ -592,7 +613,7 @@ function readByTest(tree: SyntaxTree, lit: SyntaxNode): boolean {
 }
 
 /** The test writes the file at this literal itself (`open(p, 'w')`, `Path(p).write_text`, via a name bound to it). */
-function writtenByTest(tree: SyntaxTree, lit: SyntaxNode): boolean {
+export function writtenByTest(tree: SyntaxTree, lit: SyntaxNode): boolean {
   const src = tree.text;
   const writes = (expr: string): boolean => {
     const e = expr.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
@@ -615,14 +636,22 @@ export const expectedFromAgentWritablePath: StaticRule = {
   *check(ctx) {
     for (const s of testStrings(ctx)) {
       const v = s.value;
-      if (!v.startsWith('/') || !EXPECTED_NAME.test(v) || !ctx.isAgentWritable(v)) continue;
+      // A root agent reads and writes anywhere but the folders the harness mounts after it (/opt too).
+      if (!v.startsWith('/') || !EXPECTED_NAME.test(v) || /^\/(tests|logs|oracle|solution|proc|sys|dev)(\/|$)/.test(v)) continue;
       // Decided by where the file comes from, not by its name: the image must put it there (so it
       // exists before the agent starts), the solution must not write it (then it is the agent's
       // output) and the test must not write it itself.
       const base = v.split('/').pop() ?? v;
-      const fromImage = (ctx.text(ctx.task.environment.dockerfile) ?? '').includes(base)
-        || ctx.task.files.some((f) => f.startsWith(`${ctx.task.environment.contextDir}/`) && f.endsWith(`/${base}`));
+      const dfText = ctx.text(ctx.task.environment.dockerfile) ?? '';
+      const ctxPrefix = `${ctx.task.environment.contextDir}/`.replace(/^\.?\//, '');
+      const fromImage = dfText.includes(base)
+        || ctx.task.files.some((f) => f.startsWith(ctxPrefix) && f.endsWith(`/${base}`))
+        // Made at build time by a context script the Dockerfile runs (`RUN python3 make_answer.py`).
+        || ctx.task.files.some((f) => f.startsWith(ctxPrefix) && /\.(py|sh)$/.test(f) && dfText.includes(f.split('/').pop() ?? f) && (ctx.text(f) ?? '').includes(base));
       if (!fromImage) continue;
+      // Outside the agent's folders, a file the instruction hands over as input (a reference list
+      // to check against) is the task's material, not a hidden answer.
+      if (!ctx.isAgentWritable(v) && [ctx.instruction(), ...(ctx.task.steps ?? []).map((st) => st.instruction ?? '')].some((t) => t.includes(base))) continue;
       if (ctx.task.solution.file && (ctx.text(ctx.task.solution.file) ?? '').includes(base)) continue;
       if (writtenByTest(s.tree, s.node) || !readByTest(s.tree, s.node)) continue;
       yield { file: s.file, range: ctx.range(s.file, s.node.start, s.node.end), message: `The tests read ${v} as the expected answer, but it lives where the agent writes: the agent can replace it (or copy it into its output). Ship expected values under tests/.` };

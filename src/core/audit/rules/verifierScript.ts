@@ -413,11 +413,54 @@ export const pytestCollectionHijack: StaticRule = {
         const rootdir = ws.find((w) => w.startsWith('--rootdir='))?.split('=')[1] ?? (ws.includes('--rootdir') ? ws[ws.indexOf('--rootdir') + 1] : undefined);
         if (rootdir && ctx.isAgentWritable(rootdir)) {
           yield { file, range: cmdRange(ctx, file, cmd), message: `\`--rootdir ${rootdir}\` is agent-writable: an ini file planted there configures the verifier's pytest.` };
+          continue;
+        }
+        // pytest looks for its ini file in every folder above the tests, up to /, and then loads the
+        // conftest.py files between that ini and the tests: a root agent's /pytest.ini plus /conftest.py
+        // rewrites every report to "passed" even when /tests itself is out of reach.
+        // Only the verifier's own tests (an absolute path the agent cannot write, such as /tests/…):
+        // a project's own suite run in the agent's checkout (SWE-bench style) is the agent's work anyway.
+        const confCut = ws.some((w) => w.startsWith('--confcutdir'));
+        const scriptText = ctx.text(file) ?? '';
+        const own = targets.some((w) => verifierOwned(scriptDirWord(scriptText, w)) || (cwd !== undefined && verifierOwned(resolveWord(w, cwd) ?? ''))) || (targets.length === 0 && !opaque && cwd !== undefined && verifierOwned(cwd));
+        if (own && !noConftest && !ownConfig && !confCut && agentIsRoot(ctx)) {
+          yield { file, range: cmdRange(ctx, file, cmd), message: 'pytest reads its ini file from any folder above the tests, up to /, and then loads the conftest.py files below it: a /pytest.ini and /conftest.py left by the agent (root in the container) can mark every test passed. Add `--noconftest -c /dev/null` (or `-c` with the verifier\'s own ini).' };
         }
       }
     }
   },
 };
+
+/**
+ * `$DIR/test_x.py` where the script set DIR to its own folder (`$(dirname "$0")`,
+ * `$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)`) or to an absolute path: the word with DIR replaced.
+ */
+function scriptDirWord(text: string, word: string): string {
+  const m = /^\$\{?([A-Za-z_]\w*)\}?(\/.*)?$/.exec(word);
+  if (!m || m[1] === 'TEST_DIR') return word;
+  const assign = new RegExp(`^\\s*(?:export\\s+|readonly\\s+|local\\s+)?${m[1]}=(.*)$`, 'm').exec(text)?.[1] ?? '';
+  if (/dirname\b[^\n]*(\$0|BASH_SOURCE)/.test(assign)) return `/tests${m[2] ?? ''}`;
+  const abs = /^["']?(\/[\w./-]*)["']?\s*$/.exec(assign)?.[1];
+  return abs ? `${abs.replace(/\/+$/, '')}${m[2] ?? ''}` : word;
+}
+
+/**
+ * A path in the tests folder the harness copies in after the agent (/tests, $TEST_DIR): the verifier's
+ * own tests. Anything else a root agent could have written, so it is some other rule's business.
+ */
+function verifierOwned(word: string): boolean {
+  if (!word.startsWith('/') && !/^\$\{?TEST_DIR\}?\//.test(word)) return false;
+  const p = resolveWord(word, '/');
+  return p !== undefined && (p === '/tests' || p.startsWith('/tests/'));
+}
+
+/** Whether the agent runs as root: the image's last USER is absent, root or 0 (both formats default to root). */
+function agentIsRoot(ctx: AuditContext): boolean {
+  const df = ctx.dockerfile();
+  if (!df) return true;
+  const user = [...df.instructions].reverse().find((i) => i.keyword === 'USER')?.args[0]?.value;
+  return user === undefined || /^(root|0)(:.*)?$/.test(user);
+}
 
 /** Folders the image fills by COPY/ADD (absolute, after WORKDIR), so files there exist before the agent starts. */
 function imageCopyDests(ctx: AuditContext): string[] {
@@ -491,6 +534,20 @@ function editableTestTarget(ctx: AuditContext, dests: readonly string[], script:
   return undefined;
 }
 
+/** Build tools whose test command is defined by a file in the working folder (the agent's, when it is theirs). */
+const BUILD_TOOL_TESTS: readonly { readonly tool: RegExp; readonly goal: RegExp; readonly manifests: readonly string[] }[] = [
+  { tool: /^(npm|yarn|pnpm)$/, goal: /^(test|t|run-script test|run test(:\S+)?)$/, manifests: ['package.json'] },
+  { tool: /^(\.\/)?gradlew?$/, goal: /(^|\s)(test|check|build)(\s|$)/, manifests: ['build.gradle', 'build.gradle.kts'] },
+  { tool: /^mvn$/, goal: /(^|\s)(test|verify|package|install)(\s|$)/, manifests: ['pom.xml'] },
+  { tool: /^make$/, goal: /^(test|check)$/, manifests: ['Makefile'] },
+];
+
+function buildToolTest(words: readonly string[]): { manifests: readonly string[] } | undefined {
+  const name = words[0] ?? '';
+  const rest = words.slice(1).filter((x) => !x.startsWith('-')).join(' ');
+  return BUILD_TOOL_TESTS.find((t) => t.tool.test(name) && t.goal.test(rest));
+}
+
 export const verifierRunsAgentWritableCode: StaticRule = {
   id: 'verifier-runs-agent-writable-code', class: 'misalignment', severity: 'warning',
   title: 'The verifier runs a test or checker that lives where the agent can edit it',
@@ -505,6 +562,18 @@ export const verifierRunsAgentWritableCode: StaticRule = {
           // pytest collecting a test file the image placed where the agent works: the agent edits the test.
           const r = editableTestTarget(ctx, dests, script, cmd);
           if (r) yield { file, range: cmdRange(ctx, file, cmd), severity: 'error', message: `pytest runs ${r}, the copy of the tests the image puts where the agent works: the agent can edit the test itself (or delete its checks) and pass. Run the copy the harness mounts at /tests.` };
+          continue;
+        }
+        const tool = buildToolTest(w);
+        if (tool) {
+          // `npm test` runs whatever package.json's `test` script says; the agent owns that file.
+          // Restored only by an unconditional write (not `[ -f package.json ] || cat > package.json`).
+          const text = ctx.text(file) ?? '';
+          const restored = script.commands.some((c) => c.end <= cmd.start && !c.conditional && /^(cp|mv|install|rsync|cat|tee)$/.test(c.name)
+            && tool.manifests.some((m) => text.slice(c.start, c.end).includes(m)));
+          if (cwd !== undefined && ctx.isAgentWritable(cwd) && !restored) {
+            yield { file, range: cmdRange(ctx, file, cmd), message: `\`${w.slice(0, 3).join(' ')}\` runs what ${tool.manifests[0]} in ${cwd} says, and the agent can edit that file: a test task that does nothing (a \`test\` script that exits 0, a disabled test task) passes. Run the test runner on the verifier's files directly, or restore ${tool.manifests[0]} from tests/ first.` };
+          }
           continue;
         }
         const rel = scriptTarget(w, cmd);
