@@ -10,6 +10,8 @@ export interface CliIo {
   readonly env: NodeJS.ProcessEnv;
   /** Aborted on Ctrl-C / SIGTERM: long commands stop and clean up what they started. */
   readonly signal: AbortSignal;
+  /** Bytes written to `err` that the reader has not taken yet (a slow terminal or pipe); unknown: 0. */
+  readonly errBacklog?: () => number;
 }
 
 export interface CliCommand {

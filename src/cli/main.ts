@@ -75,6 +75,7 @@ export function runCli(): void {
   const io: CliIo = {
     out: (t) => process.stdout.write(t.endsWith('\n') ? t : `${t}\n`),
     err: (t) => process.stderr.write(t.endsWith('\n') ? t : `${t}\n`),
+    errBacklog: () => process.stderr.writableLength,
     cwd: process.cwd(),
     env: process.env,
     signal: controller.signal,

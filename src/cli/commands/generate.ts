@@ -13,6 +13,7 @@ import { renderReportText } from '../../core/generate/report';
 import type { GenDifficulty, ProgressEvent } from '../../core/generate/types';
 import type { TaskFormat } from '../../core/model/task';
 import { boolOpt, choiceOpt, intOpt, stringOpt, UsageError, type CliCommand, type CliIo, type ParsedArgs } from '../command';
+import { liveEcho } from '../liveOutput';
 import { prepareEngine } from './validate';
 
 /** Prints stage changes, and streamed tokens every thousand, so a long generation shows it is alive. */
@@ -114,7 +115,7 @@ export const generateCommand: CliCommand = {
       { topic, count, format, difficulty, outDir, model, rounds, batch: boolOpt(args, 'batch'), ...(calibrateSpec ? { calibrate: calibrateSpec } : {}) },
       {
         agent,
-        gates: dockerGates({ runtime, resultsDir, runs, ...(policy ? { policy } : {}), ...(verbose ? { onOutput: (t: string) => io.err(t.replace(/\n$/, '')) } : {}) }),
+        gates: dockerGates({ runtime, resultsDir, runs, ...(policy ? { policy } : {}), ...(verbose ? { onOutput: liveEcho(io) } : {}) }),
         signal: io.signal,
         onProgress: progressPrinter(io),
         relativeTo: io.cwd,

@@ -12,6 +12,7 @@ import type { ContainerRuntime } from '../../core/sandbox/runtime';
 import type { Engines } from '../../core/sandbox/connect';
 import { enginesOf, finishEngines } from '../engines';
 import { boolOpt, choiceOpt, intOpt, rateOpt, stringOpt, UsageError, type CliCommand, type CliIo, type ParsedArgs } from '../command';
+import { liveEcho } from '../liveOutput';
 import { prepareResume } from './runResume';
 import { prepareEngine, resolveTargets, resultsDirOf } from './validate';
 
@@ -162,7 +163,7 @@ async function execute(setup: RunSetup, engines: Engines, args: ParsedArgs, io: 
   const results = jobs.length ? await runner.runAll(jobs, {
     // A pool's budget is the sum of its engines' slots.
     concurrency: engines.pool ? engines.concurrency : setup.concurrency, retries: setup.retries, signal: io.signal, timeoutPolicy: setup.timeoutPolicy, ...(setup.checkpoint ? { checkpoint: setup.checkpoint } : {}),
-    onOutput: boolOpt(args, 'verbose') ? (t) => io.err(t.replace(/\n$/, '')) : undefined,
+    onOutput: boolOpt(args, 'verbose') ? liveEcho(io) : undefined,
     onTrial: (r) => { if (!json) io.err(formatRecord(r.record)); },
   }) : [];
   await finishEngines(engines, io);

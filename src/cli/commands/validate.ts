@@ -12,6 +12,7 @@ import { InfraError } from '../../core/sandbox/runtime';
 import type { CheckResult, MutationSummary, ProbeResult, TaskValidation, ValidationVerdict } from '../../core/validate/types';
 import { DEFAULT_MUTANTS, validateTasks, type ValidateTarget } from '../../core/validate/validate';
 import { boolOpt, choiceOpt, intOpt, rateOpt, stringOpt, UsageError, type CliCommand, type CliIo, type ParsedArgs } from '../command';
+import { liveEcho } from '../liveOutput';
 import { loadTargets } from '../targets';
 
 /** `taskwright validate --format json`. */
@@ -133,7 +134,7 @@ export const validateCommand: CliCommand = {
     let lastProgress = '';
     const results = await validateTasks(runtime, store, targets, {
       runs, concurrency: engines.concurrency, retries, probes: !boolOpt(args, 'no-probes'), mutants, behaviour: !boolOpt(args, 'no-behaviour'), seed, signal: io.signal,
-      onOutput: verbose ? (t) => io.err(t.replace(/\n$/, '')) : undefined,
+      onOutput: verbose ? liveEcho(io) : undefined,
       onProgress: (msg, done, total) => {
         const line = `[${done}/${total}] ${msg}`;
         if (line !== lastProgress && format === 'text') io.err(line);
