@@ -26,7 +26,7 @@ export interface TaskwrightApi {
     snapshot(): ExplorerGroupSnapshot[];
     /** Task folders selected in the tree. */
     selectedTaskDirs(): string[];
-    /** A task's status per source (audit, validation, band), as its tooltip lists them. */
+    /** A task's status per source (audit, validation, review, band), as its tooltip lists them. */
     status(dir: string): { readonly source: string; readonly level: string; readonly summary: string }[];
   };
   readonly diagnostics: {

@@ -60,5 +60,9 @@ describe('Review Task with Claude', () => {
     assert.equal(d.range.start.line, line - 1);
     const text = fs.readFileSync(exampleUri(TASK, FILE).fsPath, 'utf8').split('\n')[line - 1]!;
     assert.equal(text.slice(d.range.start.character, d.range.end.character), quote);
+    // The Task Explorer's status lists the review beside the audit (its tooltip; the icon takes the worst).
+    const a = await api();
+    const st = a.taskExplorer.status(path.join(workspaceDir(), 'tasks', TASK)).find((s) => s.source === 'review');
+    assert.deepEqual(st && [st.level, st.summary], ['warning', '1 finding(s) by claude-sonnet-5-5, 1 unsupported claim(s) dropped']);
   });
 });

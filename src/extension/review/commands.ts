@@ -1,5 +1,6 @@
 import * as path from 'node:path';
 import * as vscode from 'vscode';
+import { worstSeverity } from '../../core/model/finding';
 import { loadRubric } from '../../core/review/rubric';
 import { reviewTask, type TaskReview } from '../../core/review/review';
 import type { CommandSpec } from '../commands/command';
@@ -34,6 +35,7 @@ export const reviewTaskCommand: CommandSpec = {
     if (!caller) return undefined;
     const folder = vscode.workspace.getWorkspaceFolder(vscode.Uri.file(task.dir));
     const cacheDir = path.join(folder?.uri.fsPath ?? task.dir, '.taskwright', 'review-cache');
+    ctx.status.set(task.dir, 'review', { level: 'running', summary: `reviewing with ${caller.model}…` });
     const review: TaskReview = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: `Taskwright: reviewing ${task.id} with ${caller.model}`, cancellable: true }, async (_p, token) => {
       const ctl = new AbortController();
       const sub = token.onCancellationRequested(() => ctl.abort(new Error('cancelled')));
@@ -42,6 +44,11 @@ export const reviewTaskCommand: CommandSpec = {
       } finally {
         sub.dispose();
       }
+    }).then((r) => r, (e: unknown) => { ctx.status.set(task.dir, 'review', undefined); throw e; });
+    // The Task Explorer shows the review beside the audit and the validation (its icon and tooltip).
+    ctx.status.set(task.dir, 'review', {
+      level: worstSeverity(review.findings) ?? 'ok',
+      summary: `${review.findings.length} finding(s) by ${review.model}${review.unsupported ? `, ${review.unsupported} unsupported claim(s) dropped` : ''}`,
     });
     const byUri = new Map<string, { uri: vscode.Uri; list: vscode.Diagnostic[] }>();
     const list = shownReviewFindings(ctx, task.dir);

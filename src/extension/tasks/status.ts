@@ -1,8 +1,8 @@
 import * as vscode from 'vscode';
 import type { Band } from '../../core/band/types';
 
-/** Who reports a status: the static audit, the last sandbox validation, the last band measurement. */
-export type StatusSource = 'audit' | 'validation' | 'band';
+/** Who reports a status: the static audit, the last sandbox validation, the last model review, the last band measurement. */
+export type StatusSource = 'audit' | 'validation' | 'review' | 'band';
 
 /** `running` wins over everything; otherwise the worst level of all sources is shown. */
 export type StatusLevel = 'running' | 'error' | 'warning' | 'info' | 'ok';
@@ -21,7 +21,7 @@ export interface TaskStatus {
  * Sources that say how healthy a task is, and so decide its icon. The band is not health (a task too
  * hard for one model is no defect): it shows as text, and only its `running` state reaches the icon.
  */
-const HEALTH: ReadonlySet<StatusSource> = new Set(['audit', 'validation']);
+const HEALTH: ReadonlySet<StatusSource> = new Set(['audit', 'validation', 'review']);
 
 const RANK: Readonly<Record<StatusLevel, number>> = { running: 5, error: 4, warning: 3, info: 2, ok: 1 };
 
