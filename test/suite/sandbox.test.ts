@@ -74,6 +74,12 @@ describe('Sandbox: Validate Task', () => {
     assert.ok(finding, `no ${SANDBOX_SOURCE} nop-passes diagnostic on tests/test.sh (sandbox diagnostics: ${JSON.stringify(sandboxDiagnostics().map(([u, l]) => [vscode.workspace.asRelativePath(u), l.map(codeOf)]))})`);
     assert.equal(finding.severity, vscode.DiagnosticSeverity.Error);
     assert.match(finding.message, /without a solution/);
+    // The light bulb offers Fix with Claude on the dynamic finding too; its fix is checked by validating again.
+    const actions = await vscode.commands.executeCommand<vscode.CodeAction[]>('vscode.executeCodeActionProvider', testSh, finding.range, vscode.CodeActionKind.QuickFix.value);
+    const fixAction = actions.find((x) => x.title === 'Fix with Claude: nop-passes');
+    assert.ok(fixAction?.command, `Fix with Claude on the sandbox diagnostic (got: ${actions.map((x) => x.title).join('; ')})`);
+    const [fixDir, fixFinding] = fixAction.command.arguments as [string, { rule: string; source: string; file: string }];
+    assert.deepEqual([fixDir, fixFinding.rule, fixFinding.source, fixFinding.file], [dir, 'nop-passes', 'validate', 'tests/test.sh']);
     // Dynamic findings stay on this task's files.
     for (const [uri] of sandboxDiagnostics()) assert.ok(uri.fsPath.startsWith(dir + path.sep), `sandbox diagnostic outside the task: ${uri.fsPath}`);
 

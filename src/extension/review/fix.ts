@@ -12,12 +12,18 @@ import type { Ctx } from '../context';
 import type { AuditService } from '../diagnostics/auditService';
 import { DIAGNOSTIC_SOURCE } from '../diagnostics/convert';
 import { connectModel } from '../model/connect';
+import { sandboxOf, SANDBOX_SOURCE } from '../sandbox/sandboxService';
+import { requireTrust } from '../trust';
 import { reviewFindingOf, REVIEW_SOURCE } from './shown';
 
 export const FIX_COMMAND = 'taskwright.fix.finding';
 
-/** How a finding is checked again: by the audit, or by a review of its one criterion (no cache: the text changed). */
+/**
+ * How a finding is checked again: by the audit, by a validation in Docker of the changed copy (a
+ * dynamic finding), or by a review of its one criterion (no cache: the text changed).
+ */
 function recheckFor(finding: Finding, ctx: Ctx, caller: Parameters<typeof reviewTask>[1]['caller']): Recheck {
+  if (finding.source === 'validate') return (task, signal) => sandboxOf(ctx).validateDraft(task, signal);
   if (finding.source !== 'review') return (task, signal) => auditTask(task, { signal });
   const criterion = finding.rule.replace(/^review-/, '');
   return async (task, signal) => {
@@ -61,6 +67,8 @@ export const fixFindingCommand: CommandSpec = {
     const finding = findingArg as Finding;
     const o = (opts ?? {}) as { model?: string; preview?: boolean };
     const task = ctx.tasks.get(dirArg) ?? await loadTask(dirArg);
+    // A dynamic finding is checked again by validating the changed copy: that runs the task's code.
+    if (finding.source === 'validate' && !(await requireTrust('Checking a fix by validating the task in Docker'))) return undefined;
     const caller = await connectModel(ctx, 'Fix with Claude', o.model);
     if (!caller) return undefined;
     const result = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: `Taskwright: fixing ${finding.rule} in ${task.id}`, cancellable: true }, async (progress, token) => {
@@ -87,7 +95,7 @@ export const fixFindingCommand: CommandSpec = {
   },
 };
 
-/** "Fix with Claude" on every Taskwright diagnostic, the audit's and the review's. */
+/** "Fix with Claude" on every Taskwright diagnostic: the audit's, the validation's and the review's. */
 export class FixWithClaudeActions implements vscode.CodeActionProvider {
   static readonly kinds = [vscode.CodeActionKind.QuickFix];
 
@@ -103,6 +111,8 @@ export class FixWithClaudeActions implements vscode.CodeActionProvider {
         if (placed) hit = { taskDir: published.taskDir, finding: placed.finding };
       } else if (d.source === REVIEW_SOURCE) {
         hit = reviewFindingOf(this.ctx, document.uri, d);
+      } else if (d.source === SANDBOX_SOURCE) {
+        hit = sandboxOf(this.ctx).findingAt(document.uri, d);
       }
       if (!hit) continue;
       const action = new vscode.CodeAction(`Fix with Claude: ${hit.finding.rule}`, vscode.CodeActionKind.QuickFix);

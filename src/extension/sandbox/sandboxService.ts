@@ -1,4 +1,5 @@
 import * as fs from 'node:fs';
+import * as os from 'node:os';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { Agent } from '../../core/agents/agent';
@@ -7,6 +8,7 @@ import type { Task } from '../../core/model/task';
 import { defaultResultsDir, newRunId, RunStore } from '../../core/results/store';
 import type { TrialRecord } from '../../core/results/trial';
 import type { ContainerRuntime } from '../../core/sandbox/runtime';
+import { dockerGates } from '../../core/generate/gates';
 import { enginesFromSettings, reportEngines } from './engines';
 import { reapOrphans } from '../../core/sandbox/reaper';
 import { countOutcomes, TrialRunner } from '../../core/sandbox/runner';
@@ -231,6 +233,36 @@ export class SandboxService implements vscode.Disposable {
       byFile.set(file, list);
     }
     for (const [file, list] of byFile) this.diagnostics.set(vscode.Uri.file(file), list);
+  }
+
+  /** The validation finding behind a sandbox diagnostic the editor hands back (matched by file, range and message). */
+  findingAt(uri: vscode.Uri, d: vscode.Diagnostic): { taskDir: string; finding: Finding } | undefined {
+    for (const [taskDir, v] of this.lastValidation) {
+      if (!uri.fsPath.startsWith(taskDir + path.sep)) continue;
+      const rel = path.relative(taskDir, uri.fsPath).split(path.sep).join('/');
+      const f = v.findings.find((x) => (x.file ?? '') === rel && x.message === d.message
+        && (x.range ? x.range.start.line === d.range.start.line && x.range.start.character === d.range.start.character : d.range.start.line === 0));
+      if (f) return { taskDir, finding: { ...f, source: 'validate' } };
+    }
+    return undefined;
+  }
+
+  /**
+   * Validates a scratch copy of a task (a proposed fix) with the sandbox settings, into a results
+   * store of its own in the temp folder (a check of a draft is not one of the workspace's runs).
+   */
+  async validateDraft(task: Task, signal: AbortSignal): Promise<readonly Finding[]> {
+    const engines = enginesFromSettings(sandboxSetting('concurrency', 2), (l) => this.output.warn(l));
+    const resultsDir = fs.mkdtempSync(path.join(os.tmpdir(), 'taskwright-fix-validate-'));
+    try {
+      await this.prepare(engines.runtime, signal);
+      const gates = dockerGates({ runtime: engines.runtime, resultsDir, runs: sandboxSetting('runs', 3), concurrency: engines.concurrency, onOutput: (t) => this.stream(t) });
+      const { validation } = await gates.validate(task, signal, (m) => this.output.info(m));
+      await reportEngines(engines, (l) => this.output.info(l));
+      return validation.findings;
+    } finally {
+      fs.rmSync(resultsDir, { recursive: true, force: true });
+    }
   }
 
   private diagnosticsOfTask(taskDir: string): [vscode.Uri, readonly vscode.Diagnostic[]][] {
