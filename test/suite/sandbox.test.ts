@@ -75,6 +75,7 @@ describe('Sandbox: Validate Task', () => {
     assert.equal(finding.severity, vscode.DiagnosticSeverity.Error);
     assert.match(finding.message, /without a solution/);
     // The light bulb offers Fix with Claude on the dynamic finding too; its fix is checked by validating again.
+    await vscode.workspace.openTextDocument(testSh); // code actions are asked of an open document
     const actions = await vscode.commands.executeCommand<vscode.CodeAction[]>('vscode.executeCodeActionProvider', testSh, finding.range, vscode.CodeActionKind.QuickFix.value);
     const fixAction = actions.find((x) => x.title === 'Fix with Claude: nop-passes');
     assert.ok(fixAction?.command, `Fix with Claude on the sandbox diagnostic (got: ${actions.map((x) => x.title).join('; ')})`);
