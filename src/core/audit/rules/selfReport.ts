@@ -16,7 +16,21 @@ const VERDICT_KEY = /^(?:\w*_)?(passed|pass|success|successful|succeeded|verifie
 const METRIC_KEY = /^(?:\w*_)?(accuracy|acc|f1|f1_score|auc|roc_auc|score|average_score|mean_score|avg_score|speedup|improvement|response_time|processing_time|execution_time|run_time|runtime|elapsed|duration|latency)(?:_(ms|s|sec|secs|seconds|pct|percent))?$/i;
 const PASS_WORDS = /^(pass|passed|success|successful|ok|true|yes)$/i;
 /** The test measures or recomputes itself: the claim is then not the only evidence. */
-const RECOMPUTES = /\b(perf_counter|time\.time|timeit|monotonic|accuracy_score|f1_score|roc_auc_score|precision_score|recall_score|mean_squared_error|r2_score|classification_report|\.predict\(|\.evaluate\()/;
+const RECOMPUTES = /\b(perf_counter|time\.time|timeit|monotonic|accuracy_score|f1_score|roc_auc_score|precision_score|recall_score|mean_squared_error|r2_score|classification_report|\.predict(_proba)?\(|(evaluate|score|compute|measure|benchmark)\w*\()/;
+/** Modules that only read the agent's files; importing anything else means the test computes something itself. */
+const READING_MODULES = /^(json|re|os|os\.path|sys|pathlib|pytest|math|typing|csv|yaml|glob|collections|string|time|datetime|subprocess)$/;
+
+/** The test runs a program or computes with a library: a pass flag beside that is redundant, not the only evidence. */
+function exercisesWork(tree: SyntaxTree): boolean {
+  if (descendants(tree.root, 'call').some((c) => /^(subprocess\.\w+|os\.(system|popen)|run|check_output|check_call|Popen)$/.test(calleeName(tree, c)))) return true;
+  for (const imp of descendants(tree.root, new Set(['import_statement', 'import_from_statement']))) {
+    const mods = imp.type === 'import_from_statement'
+      ? [childByField(imp, 'module_name')].filter((m): m is SyntaxNode => m !== undefined)
+      : imp.children.filter((c) => c.type === 'dotted_name' || c.type === 'aliased_import').map((c) => (c.type === 'aliased_import' ? childByField(c, 'name') ?? c : c));
+    if (mods.some((m) => !READING_MODULES.test(text(tree, m)))) return true;
+  }
+  return false;
+}
 /** Results written by a verifier-owned evaluator or test run, not by the agent. */
 const TRUSTED_PRODUCER = /(\/tests\/|pytest|json-report|junit)/;
 
@@ -86,14 +100,14 @@ function resolveKey(tree: SyntaxTree, fn: PyFunction, n: SyntaxNode, at: number)
   return keyOf(tree, e);
 }
 
-interface Claim { readonly key: string; readonly against: string }
+interface Claim { readonly key: string; readonly against: string; readonly verdict: boolean }
 
 /** What an asserted expression checks, when it checks a self-reported claim. */
 function claimIn(tree: SyntaxTree, fn: PyFunction, expr: SyntaxNode, at: number): Claim | undefined {
   const e = unwrap(expr);
   if (e.type === 'subscript' || e.type === 'call') {
     const key = keyOf(tree, e);
-    return key !== undefined && VERDICT_KEY.test(key) ? { key, against: 'truthy' } : undefined;
+    return key !== undefined && VERDICT_KEY.test(key) ? { key, against: 'truthy', verdict: true } : undefined;
   }
   if (e.type !== 'comparison_operator') return undefined;
   const parts = e.children.filter((c) => c.named);
@@ -107,11 +121,11 @@ function claimIn(tree: SyntaxTree, fn: PyFunction, expr: SyntaxNode, at: number)
     const l = unwrap(lit);
     const litText = text(tree, l);
     if (VERDICT_KEY.test(key)) {
-      if ((op === 'is' || op === '==') && l.type === 'true') return { key, against: litText };
-      if (op === '==' && l.type === 'string' && PASS_WORDS.test(stringValue(tree, l) ?? '')) return { key, against: litText };
+      if ((op === 'is' || op === '==') && l.type === 'true') return { key, against: litText, verdict: true };
+      if (op === '==' && l.type === 'string' && PASS_WORDS.test(stringValue(tree, l) ?? '')) return { key, against: litText, verdict: true };
     }
     // A sign check (`time >= 0`) is plausibility, weak-assertion's business; a threshold is a claim graded.
-    if (METRIC_KEY.test(key) && NUMBER.has(l.type) && /^(<|<=|>|>=)$/.test(op) && Number(litText) !== 0) return { key, against: `${op} ${litText}` };
+    if (METRIC_KEY.test(key) && NUMBER.has(l.type) && /^(<|<=|>|>=)$/.test(op) && Number(litText) !== 0) return { key, against: `${op} ${litText}`, verdict: false };
   }
   return undefined;
 }
@@ -126,11 +140,12 @@ export const selfReportedResult: StaticRule = {
       // A verifier-owned evaluator or test run produced the numbers: they are not the agent's claim.
       const runs = descendants(tree.root, 'call').filter((c) => /subprocess\.|os\.system|os\.popen/.test(calleeName(tree, c)));
       if (runs.some((c) => TRUSTED_PRODUCER.test(text(tree, c)))) continue;
+      const verdictsRedundant = exercisesWork(tree);
       for (const fn of pythonFunctions(tree).filter((f) => f.isTest)) {
         for (const a of descendants(fn.body, 'assert_statement', skipNestedScopes)) {
           const expr = a.children.find((c) => c.named && c.type !== 'comment');
           const claim = expr ? claimIn(tree, fn, expr, a.start) : undefined;
-          if (!claim) continue;
+          if (!claim || (claim.verdict && verdictsRedundant)) continue;
           yield {
             file, range: ctx.range(file, a.start, a.end),
             message: `\`${text(tree, a).split('\n')[0]}\` grades "${claim.key}", a verdict the agent's own output reports about its work, and nothing in the tests re-measures it: writing the value earns the reward. Recompute it from the work (run the program, score the predictions, time it in the test).`,
