@@ -45,6 +45,9 @@ const CASES: readonly Case[] = [
   { name: 'a reported score beside a test that re-evaluates it is quiet', rules: SELF,
     files: { 'tests/test_outputs.py': PYT('def test_score():\n    assert json.loads(REPORT.read_text())["score"] >= 0.85\n\n\ndef test_score_real():\n    from scoring import evaluate_config\n    data = json.loads(REPORT.read_text())\n    assert abs(evaluate_config(data) - data["score"]) < 1e-6\n') },
     want: [] },
+  { name: 'a reported time beside a run of the program with a timeout is redundant', rules: SELF,
+    files: { 'tests/test_outputs.py': PYT('def test_runs():\n    subprocess.run(["python3", "/app/fixed.py"], timeout=60, check=True)\n\n\ndef test_time():\n    assert json.loads(REPORT.read_text())["execution_time"] <= 60\n') },
+    want: [] },
   { name: 'a sign check on a self-reported time is plausibility, not a graded claim', rules: SELF,
     files: { 'tests/test_outputs.py': PYT('def test_time():\n    assert json.loads(REPORT.read_text())["elapsed_seconds"] >= 0\n') },
     want: [] },
@@ -66,6 +69,12 @@ const CASES: readonly Case[] = [
   { name: 'a field present and a value from an allowed list, beside an exact check, are quiet', rules: WEAK,
     files: { 'tests/test_outputs.py': PYT('def test_fields():\n    data = json.loads(REPORT.read_text())\n    assert "verdict" in data\n    assert data["verdict"] in ["sat", "unsat"]\n\n\ndef test_verdict():\n    assert json.loads(REPORT.read_text())["verdict"] == "unsat"\n') },
     want: [] },
+  { name: 'an upper-case marker in a log the harness writes is a verdict, not a field present', rules: WEAK,
+    files: { 'tests/test_outputs.py': PYT('def test_unit_tests_passed():\n    log = "/app/unit_test.log"\n    assert Path(log).exists()\n    assert "ALL_PASSED" in open(log).read()\n') },
+    want: [] },
+  { name: 'field names present and a sign are all the tests check', rules: WEAK,
+    files: { 'tests/test_outputs.py': PYT('def test_fields():\n    data = json.loads(REPORT.read_text())\n    assert "total" in data\n    assert data["total"] >= 0\n') },
+    want: ['weak-assertion warning 8'] },
 ];
 
 void describe('weak and self-reported checks: one fixture per real pattern', () => {

@@ -123,7 +123,9 @@ const PLAUSIBLE = [
   new RegExp(String.raw`^(not )?(np|numpy|math)\.(isnan|isfinite|isinf)\(${READ}\)$`),
   new RegExp(String.raw`^(np|numpy)\.all\((np|numpy)\.isfinite\(${READ}\)\)$`),
   new RegExp(String.raw`^${READ} in [[({](\s*("[^"]*"|'[^']*'|-?\d+|True|False|None)\s*,?)+[\])}]$`),
-  new RegExp(String.raw`^("|')[A-Za-z_][A-Za-z0-9_]*("|') in ${READ}$`),
+  // A field name present (`"total" in data`): lower-case keys only, since an upper-case marker
+  // (`"ALL_PASSED" in log`) is a verdict the harness wrote, not a shape.
+  new RegExp(String.raw`^("|')(?!(pass|passed|ok|success|true|yes)("|'))[a-z][a-z0-9_]*("|') in ${READ}$`),
   // Shape and type, not values: `.shape == (n, 2)`, `.dtype == np.float32`, `type(x) is int`.
   new RegExp(String.raw`^${READ}\.(shape|dtype|ndim) == `),
   new RegExp(String.raw`^type\(${READ}\) (==|is|in) `),

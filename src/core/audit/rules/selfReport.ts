@@ -14,6 +14,7 @@ import type { StaticRule } from '../rule';
 const VERDICT_KEY = /^(?:\w*_)?(passed|pass|success|successful|succeeded|verified|validated|fixed|resolved|all_pass(?:ed)?|tests?_pass(?:ed)?|test_result|test_status)$/i;
 /** Keys whose value is a quality or speed measure of the work, judged by a threshold. */
 const METRIC_KEY = /^(?:\w*_)?(accuracy|acc|f1|f1_score|auc|roc_auc|score|average_score|mean_score|avg_score|speedup|improvement|response_time|processing_time|execution_time|run_time|runtime|elapsed|duration|latency)(?:_(ms|s|sec|secs|seconds|pct|percent))?$/i;
+const TIME_KEY = /(time|elapsed|duration|latency|runtime)/i;
 const PASS_WORDS = /^(pass|passed|success|successful|ok|true|yes)$/i;
 /** The test measures or recomputes itself: the claim is then not the only evidence. */
 const RECOMPUTES = /\b(perf_counter|time\.time|timeit|monotonic|accuracy_score|f1_score|roc_auc_score|precision_score|recall_score|mean_squared_error|r2_score|classification_report|\.predict(_proba)?\(|(evaluate|score|compute|measure|benchmark)\w*\()/;
@@ -141,11 +142,13 @@ export const selfReportedResult: StaticRule = {
       const runs = descendants(tree.root, 'call').filter((c) => /subprocess\.|os\.system|os\.popen/.test(calleeName(tree, c)));
       if (runs.some((c) => TRUSTED_PRODUCER.test(text(tree, c)))) continue;
       const verdictsRedundant = exercisesWork(tree);
+      // `subprocess.run(..., timeout=60)` enforces a time limit itself: a reported time is then redundant.
+      const timeBounded = descendants(tree.root, 'call').some((c) => /^subprocess\.\w+$/.test(calleeName(tree, c)) && /\btimeout\s*=/.test(text(tree, c)));
       for (const fn of pythonFunctions(tree).filter((f) => f.isTest)) {
         for (const a of descendants(fn.body, 'assert_statement', skipNestedScopes)) {
           const expr = a.children.find((c) => c.named && c.type !== 'comment');
           const claim = expr ? claimIn(tree, fn, expr, a.start) : undefined;
-          if (!claim || (claim.verdict && verdictsRedundant)) continue;
+          if (!claim || (claim.verdict && verdictsRedundant) || (timeBounded && TIME_KEY.test(claim.key))) continue;
           yield {
             file, range: ctx.range(file, a.start, a.end),
             message: `\`${text(tree, a).split('\n')[0]}\` grades "${claim.key}", a verdict the agent's own output reports about its work, and nothing in the tests re-measures it: writing the value earns the reward. Recompute it from the work (run the program, score the predictions, time it in the test).`,
