@@ -75,6 +75,9 @@ const CASES: readonly Case[] = [
   { name: 'field names present and a sign are all the tests check', rules: WEAK,
     files: { 'tests/test_outputs.py': PYT('def test_fields():\n    data = json.loads(REPORT.read_text())\n    assert "total" in data\n    assert data["total"] >= 0\n') },
     want: ['weak-assertion warning 8'] },
+  { name: 'a bound on a time the test measures is a timing check, not plausibility', rules: WEAK,
+    files: { 'tests/test_outputs.py': `import time\n${PYT('def test_budget():\n    t0 = time.monotonic()\n    subprocess.run(["python3", "/app/pipeline.py"])\n    elapsed = time.monotonic() - t0\n    assert elapsed < 2.0\n')}` },
+    want: [] },
 ];
 
 void describe('weak and self-reported checks: one fixture per real pattern', () => {

@@ -133,7 +133,8 @@ const PLAUSIBLE = [
   new RegExp(String.raw`^\w*(nan|inf|null|none|missing|empty)\w* == 0$`, 'i'),
   // A one-sided bound on a value read or derived (`x_variance > 0.01`, `max_abs < 1e6`); a bound on
   // an error against the truth is a value check, told apart by the function (see comparesWithTruth).
-  new RegExp(String.raw`^${READ} (<|<=|>|>=) -?[\d.]+(e[+-]?\d+)?$`),
+  // (A bound on a time is a timing check, wall-clock-threshold's business, not plausibility.)
+  new RegExp(String.raw`^(?!\w*(time|elapsed|duration|latency)\w*\b)${READ} (<|<=|>|>=) -?[\d.]+(e[+-]?\d+)?$`, 'i'),
 ];
 
 /** The function's code (strings left out) names a truth to compare with: its bounds check values. */
