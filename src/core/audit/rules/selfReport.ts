@@ -13,7 +13,12 @@ import type { StaticRule } from '../rule';
 /** Keys whose value is a verdict about the work itself (truthy, `True`, "PASS"). */
 const VERDICT_KEY = /^(?:\w*_)?(passed|pass|success|successful|succeeded|verified|validated|fixed|resolved|all_pass(?:ed)?|tests?_pass(?:ed)?|test_result|test_status)$/i;
 /** Keys whose value is a quality or speed measure of the work, judged by a threshold. */
-const METRIC_KEY = /^(?:\w*_)?(accuracy|acc|f1|f1_score|auc|roc_auc|score|average_score|mean_score|avg_score|speedup|improvement|response_time|processing_time|execution_time|run_time|runtime|elapsed|duration|latency)(?:_(ms|s|sec|secs|seconds|pct|percent))?$/i;
+const METRIC_KEY = /^(?:\w*_)?(accuracy|acc|f1|f1_score|auc|roc_auc|auc_score|speedup|improvement|response_time|processing_time|execution_time|run_time|runtime|elapsed|duration|latency)(?:_(ms|s|sec|secs|seconds|pct|percent))?$/i;
+/**
+ * A bare or qualified `score` is often data the task computes (a CVSS score, a normalised contact score);
+ * only an evaluation's or a run's score (`test_score`, `average_score`) is the work's own quality.
+ */
+const SCORE_KEY = /^(test|val|valid|validation|eval|evaluation|cv|average|avg|final|best|overall)_score$/i;
 const TIME_KEY = /(time|elapsed|duration|latency|runtime)/i;
 const PASS_WORDS = /^(pass|passed|success|successful|ok|true|yes)$/i;
 /** The test measures or recomputes itself: the claim is then not the only evidence. */
@@ -126,7 +131,7 @@ function claimIn(tree: SyntaxTree, fn: PyFunction, expr: SyntaxNode, at: number)
       if (op === '==' && l.type === 'string' && PASS_WORDS.test(stringValue(tree, l) ?? '')) return { key, against: litText, verdict: true };
     }
     // A sign check (`time >= 0`) is plausibility, weak-assertion's business; a threshold is a claim graded.
-    if (METRIC_KEY.test(key) && NUMBER.has(l.type) && /^(<|<=|>|>=)$/.test(op) && Number(litText) !== 0) return { key, against: `${op} ${litText}`, verdict: false };
+    if ((METRIC_KEY.test(key) || SCORE_KEY.test(key)) && NUMBER.has(l.type) && /^(<|<=|>|>=)$/.test(op) && Number(litText) !== 0) return { key, against: `${op} ${litText}`, verdict: false };
   }
   return undefined;
 }
