@@ -184,6 +184,16 @@ export const CASES: readonly RuleCase[] = [
     good: { 'tests/test_outputs.py': PY('def test_totals():\n    data = json.loads(OUT.read_text())\n    assert isinstance(data, dict)\n    assert data["north"] == 12.5\n') },
   },
   {
+    rule: 'weak-assertion', base: 'clean-harbor', variant: 'plausibility only',
+    bad: { 'tests/test_outputs.py': PY('def test_totals_plausible():\n    data = json.loads(OUT.read_text())\n    assert "north" in data\n    assert data["north"] > 0\n    assert 0 <= data["south"] <= 100\n') },
+    good: { 'tests/test_outputs.py': PY('def test_totals_plausible():\n    data = json.loads(OUT.read_text())\n    assert "north" in data\n    assert abs(data["north"] - 12.5) < 0.01\n') },
+  },
+  {
+    rule: 'self-reported-result', base: 'clean-harbor',
+    bad: { 'tests/test_outputs.py': PY('def test_model_good_enough():\n    report = json.loads(Path("/app/metrics.json").read_text())\n    assert report["accuracy"] >= 0.9\n') },
+    good: { 'tests/test_outputs.py': `from sklearn.metrics import accuracy_score\n${PY('def test_model_good_enough():\n    pred = json.loads(Path("/app/predictions.json").read_text())\n    truth = json.loads(Path("/tests/labels.json").read_text())\n    assert accuracy_score(truth, pred) >= 0.9\n')}` },
+  },
+  {
     rule: 'swallowed-assertion', base: 'clean-harbor',
     bad: { 'tests/test_outputs.py': PY('def test_totals():\n    try:\n        assert json.loads(OUT.read_text()) == {"north": 12.5}\n    except Exception:\n        pass\n') },
     good: { 'tests/test_outputs.py': PY('def test_totals():\n    try:\n        data = json.loads(OUT.read_text())\n    except ValueError:\n        data = None\n    assert data == {"north": 12.5}\n') },

@@ -10,6 +10,7 @@ import * as verifier from './rules/verifierScript';
 import * as image from './rules/imageState';
 import { placeholderSolutionRule } from './rules/dataFiles';
 import { testPathDisagrees } from './rules/pathAgreement';
+import { selfReportedResult } from './rules/selfReport';
 
 /** Problems the loaders report (src/core/loader): registered here so every id has a docs page. */
 const LOADER_RULE_SPECS: readonly RuleSpec[] = [
@@ -66,6 +67,7 @@ export const STATIC_RULES: readonly StaticRule[] = [
   py.trivialAssertion,
   py.existenceOnlyTest,
   py.weakAssertion,
+  selfReportedResult,
   py.swallowedAssertion,
   py.skipCountsAsPass,
   py.wallClockThreshold,

@@ -114,10 +114,43 @@ function isExistenceCheck(tree: SyntaxTree, expr: SyntaxNode): boolean {
   return false;
 }
 
+/** A name, attribute or string-keyed subscript: a value read, not one computed in the assertion. */
+const READ = String.raw`[\w.]+(\[(?:"[^"]*"|'[^']*'|\d+)\])*`;
+/** Plausibility, not correctness: signs, finite-ness, a two-sided range between literals, one of a list of literals, a field present. */
+const PLAUSIBLE = [
+  new RegExp(String.raw`^${READ} (>|>=|!=) 0(\.0)?$`),
+  new RegExp(String.raw`^-?[\d.e]+ <=? ${READ} <=? -?[\d.e]+$`),
+  new RegExp(String.raw`^(not )?(np|numpy|math)\.(isnan|isfinite|isinf)\(${READ}\)$`),
+  new RegExp(String.raw`^(np|numpy)\.all\((np|numpy)\.isfinite\(${READ}\)\)$`),
+  new RegExp(String.raw`^${READ} in [[({](\s*("[^"]*"|'[^']*'|-?\d+|True|False|None)\s*,?)+[\])}]$`),
+  // A field name present (`"total" in data`): lower-case keys only, since an upper-case marker
+  // (`"ALL_PASSED" in log`) is a verdict the harness wrote, not a shape.
+  new RegExp(String.raw`^("|')(?!(pass|passed|ok|success|true|yes)("|'))[a-z][a-z0-9_]*("|') in ${READ}$`),
+  // Shape and type, not values: `.shape == (n, 2)`, `.dtype == np.float32`, `type(x) is int`.
+  new RegExp(String.raw`^${READ}\.(shape|dtype|ndim) == `),
+  new RegExp(String.raw`^type\(${READ}\) (==|is|in) `),
+  // Counts of bad values (`nan_count == 0`): finite-ness again.
+  new RegExp(String.raw`^\w*(nan|inf|null|none|missing|empty)\w* == 0$`, 'i'),
+  // A one-sided bound on a value read or derived (`x_variance > 0.01`, `max_abs < 1e6`); a bound on
+  // an error against the truth is a value check, told apart by the function (see comparesWithTruth).
+  // (A bound on a time is a timing check, wall-clock-threshold's business, not plausibility.)
+  new RegExp(String.raw`^(?!\w*(time|elapsed|duration|latency)\w*\b)${READ} (<|<=|>|>=) -?[\d.]+(e[+-]?\d+)?$`, 'i'),
+];
+
+/** The function's code (strings left out) names a truth to compare with: its bounds check values. */
+const TRUTH_NAME = /\b\w*(expected|truth|reference|golden|correct|answer|oracle|baseline|target|gt)\w*\b/i;
+function comparesWithTruth(tree: SyntaxTree, fn: PyFunction): boolean {
+  let code = text(tree, fn.body);
+  const base = fn.body.start;
+  for (const s of descendants(fn.body, 'string').sort((a, b) => b.start - a.start)) code = code.slice(0, s.start - base) + code.slice(s.end - base);
+  return TRUTH_NAME.test(code);
+}
+
 function isWeakCheck(tree: SyntaxTree, expr: SyntaxNode): boolean {
   const t = text(tree, expr).replace(/\s+/g, ' ').trim();
   // A bare name (`assert found`) is usually a verdict computed above, not a shape check.
-  return /\bis not None$/.test(t) || /^isinstance\(/.test(t) || /^len\(.*\) (>|>=|!=) [01]$/.test(t) || /^bool\(\w+(\.\w+)*\)$/.test(t);
+  return /\bis not None$/.test(t) || /^isinstance\(/.test(t) || /^len\(.*\) (>|>=|!=) [01]$/.test(t) || /^bool\(\w+(\.\w+)*\)$/.test(t)
+    || PLAUSIBLE.some((re) => re.test(t));
 }
 
 function isTrivial(tree: SyntaxTree, expr: SyntaxNode): boolean {
@@ -220,7 +253,7 @@ export const existenceOnlyTest: StaticRule = {
 function shapeOnly(tf: TestFile, fn: PyFunction, helpers: ReadonlySet<string>): { weak: boolean; shape: boolean } {
   const exprs = asserts(fn).map(assertExpr);
   if (exprs.length === 0 || failsOtherwise(tf, fn, helpers)) return { weak: false, shape: false };
-  const shape = exprs.every((e) => e !== undefined && (isTrivial(tf.tree, e) || isExistenceCheck(tf.tree, e) || isWeakCheck(tf.tree, e)));
+  const shape = !comparesWithTruth(tf.tree, fn) && exprs.every((e) => e !== undefined && (isTrivial(tf.tree, e) || isExistenceCheck(tf.tree, e) || isWeakCheck(tf.tree, e)));
   // At least one genuinely weak check; existence-only tests are existence-only-test's business.
   const weak = shape && exprs.every((e) => e !== undefined && !isTrivial(tf.tree, e)) && exprs.some((e) => e !== undefined && !isExistenceCheck(tf.tree, e));
   return { weak, shape };
@@ -228,7 +261,7 @@ function shapeOnly(tf: TestFile, fn: PyFunction, helpers: ReadonlySet<string>): 
 
 export const weakAssertion: StaticRule = {
   id: 'weak-assertion', class: 'misalignment', severity: 'warning',
-  title: 'A test only checks `is not None`, a type, or a non-zero length',
+  title: 'The tests only check shape or plausibility (`is not None`, a type, a sign, a range, a field present)',
   *check(ctx) {
     const found: { tf: TestFile; fn: PyFunction }[] = [];
     let contentTests = 0;
@@ -244,7 +277,7 @@ export const weakAssertion: StaticRule = {
     // sanity check, whatever its name says (names promised values in most real sanity checks).
     if (contentTests > 0) return;
     for (const { tf, fn } of found) {
-      yield { file: tf.file, range: fnRange(ctx, tf, fn), message: `${fn.name} asserts only that values exist or have a type/length, and no other test checks values: any output of the right shape passes. Compare with expected values.` };
+      yield { file: tf.file, range: fnRange(ctx, tf, fn), message: `${fn.name} asserts only shape or plausibility (a value exists, has a type, a sign, lies in a range, a field is present), and no other test checks values: any output of the right shape passes. Compare with expected values.` };
     }
   },
 };
