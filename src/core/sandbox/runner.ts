@@ -13,6 +13,7 @@ import { retryDelayMs } from './outcome';
 import { pidAlive, reapOrphans } from './reaper';
 import type { ContainerRuntime } from './runtime';
 import { runTrial, type BeforeVerifierHook, type TrialResult } from './trial';
+import { TrialLines } from './trialLines';
 
 /** One unit of work: an attempt of an agent on a task. */
 export interface TrialJob {
@@ -129,19 +130,23 @@ export class TrialRunner {
       // The record is saved by the trial itself, before its container is removed (a kill -9 after
       // that loses nothing); a full disk replaces it by a short record and stops the run.
       let saved = true;
+      // Live output line by line, each line with its trial (several trials write to one log at once).
+      const lines = opts.onOutput ? new TrialLines(`[${trialId}] `, opts.onOutput) : undefined;
       try {
         const logDir = this.store.trialDir(trialId);
         result = await runTrial({ runtime: this.deps.runtime, images: this.images }, {
           task: job.task, taskPath: job.taskPath, agent: job.agent, runId: this.store.id, trialId,
           attempt: job.attempt, try: t, checkpoint: opts.checkpoint, logDir, timeoutPolicy: opts.timeoutPolicy,
           logsRel: path.relative(this.store.dir, logDir).split(path.sep).join('/'),
-          beforeVerifier: job.beforeVerifier, onOutput: opts.onOutput, signal,
+          beforeVerifier: job.beforeVerifier, onOutput: lines?.write, signal,
           record: (r) => { saved = this.save(r); }, leased: true,
         });
       } catch (e) {
         if (!isDiskFull(e)) throw e;
         this.stop(`the disk is full: ${e instanceof Error ? e.message : String(e)}`);
         return results;
+      } finally {
+        lines?.flush();
       }
       if (!saved) return results;
       results.push(result);

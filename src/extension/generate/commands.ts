@@ -15,7 +15,7 @@ import { bandOf } from '../band/bandService';
 import type { CommandSpec } from '../commands/command';
 import type { Ctx } from '../context';
 import { errorMessage } from '../log';
-import { API_KEY_SECRET, connectModel, SET_API_KEY_COMMAND } from '../model/connect';
+import { API_KEY_SECRET, apiKey, connectModel, SET_API_KEY_COMMAND } from '../model/connect';
 
 export { API_KEY_SECRET } from '../model/connect';
 
@@ -79,6 +79,8 @@ export const generateTasksCommand: CommandSpec = {
   id: 'taskwright.generate.tasks',
   needsTrust: 'Generating tasks builds and runs them in Docker',
   async run(ctx: Ctx, arg?: unknown) {
+    // No key, no questions: asking six of them and then refusing for want of a key wastes the user's time.
+    if (!isGenerateArgs(arg) && !(await apiKey(ctx, 'generating tasks'))) return undefined;
     const req = isGenerateArgs(arg) ? arg : await askRequest(ctx);
     if (!req) return undefined;
     let caller;
