@@ -1,3 +1,4 @@
+import type * as vscode from 'vscode';
 import type { Task } from '../core/model/task';
 import type { TaskFilter } from './explorer/filter';
 import type { RunsRowSnapshot } from './runs/runsView';
@@ -62,10 +63,13 @@ export interface TaskwrightApi {
     tree(): TestTreeSnapshot[];
     /** What the controller last reported for an item (by id), in a run or restored from the store. */
     state(id: string): ItemState | undefined;
-    /** Runs a profile on a task as the Testing view does; `cancelAfterMs` cancels it (tests of cancellation). */
-    run(taskDir: string, kind: 'validate' | 'oracle' | 'nop' | 'policy', cancelAfterMs?: number): Promise<void>;
-    /** Re-reads the results store and shows each task's latest validation; returns how many it showed. */
-    restore(): number;
+    /** Runs a profile on a task as the Testing view does (cancelled with `token`); resolves when the run has ended. */
+    run(taskDir: string, kind: 'validate' | 'oracle' | 'nop' | 'policy', token?: vscode.CancellationToken): Promise<void>;
+    /**
+     * Re-reads the results store and shows each task's latest validation; returns how many it showed.
+     * `asAfterReload` first forgets what this session showed, as a reload of the window does.
+     */
+    restore(asAfterReload?: boolean): number;
     profiles(): { readonly label: string; readonly isDefault: boolean }[];
   };
   readonly statusBar: {

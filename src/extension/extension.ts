@@ -66,12 +66,11 @@ export async function activate(extension: vscode.ExtensionContext): Promise<Task
         return walk(testing.tests.controller.items) as ReturnType<TaskwrightApi['testing']['tree']>;
       },
       state: (id) => testing.tests.stateOf(id),
-      run: (taskDir, kind, cancelAfterMs) => {
-        const source = new vscode.CancellationTokenSource();
-        const timer = cancelAfterMs !== undefined ? setTimeout(() => source.cancel(), cancelAfterMs) : undefined;
-        return testing.runTask(taskDir, kind, source.token).finally(() => { if (timer) clearTimeout(timer); source.dispose(); });
+      run: (taskDir, kind, token) => testing.runTask(taskDir, kind, token),
+      restore: (asAfterReload) => {
+        if (asAfterReload) testing.tests.forget();
+        return testing.tests.restore();
       },
-      restore: () => testing.tests.restore(),
       profiles: () => [...testing.profiles.profiles.values()].map((p) => ({ label: p.label, isDefault: p.isDefault })),
     },
     statusBar: {

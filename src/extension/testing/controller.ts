@@ -203,6 +203,12 @@ export class TaskTests implements vscode.Disposable {
     this.shownAt.set(taskDir, startedAt);
   }
 
+  /** Forgets every shown result, as a reload does (the tests' stand-in for one). */
+  forget(): void {
+    this.states.clear();
+    this.shownAt.clear();
+  }
+
   stateOf(id: string): ItemState | undefined {
     return this.states.get(id);
   }
