@@ -103,6 +103,38 @@ describe('Testing view: tasks as tests', () => {
     assert.equal(a.testing.restore(), 0);
   });
 
+  it('validates the task whose file is saved when taskwright.testing.runOnSave is on', async function () {
+    this.timeout(10 * 60_000);
+    const a = await api();
+    const dir = path.join(workspaceDir(), 'tasks', TASK);
+    const instruction = exampleUri(TASK, 'instruction.md');
+    const original = fs.readFileSync(instruction.fsPath, 'utf8');
+    const before = new Set(listRuns());
+    const seqBefore = a.testing.state(`task:${dir}`)?.seq ?? 0;
+    await config().update('testing.runOnSave', true, vscode.ConfigurationTarget.Global);
+    try {
+      const doc = await vscode.workspace.openTextDocument(instruction);
+      const editor = await vscode.window.showTextDocument(doc);
+      await editor.edit((e) => e.insert(new vscode.Position(doc.lineCount, 0), '\n'));
+      await doc.save();
+      await until('a validation run started by the save', () => listRuns().some((r) => !before.has(r)), 60_000);
+      const run = listRuns().find((r) => !before.has(r))!;
+      await until('its verdicts stored and shown', () => fs.existsSync(path.join(runsDir(), run, 'validation.json'))
+        && a.testing.state(`task:${dir}`)?.state === 'failed' && (a.testing.state(`task:${dir}`)?.seq ?? 0) > seqBefore, 8 * 60_000);
+      assert.equal(a.testing.state(`${dir}#nop`)?.state, 'failed');
+    } finally {
+      await config().update('testing.runOnSave', undefined, vscode.ConfigurationTarget.Global);
+      await vscode.commands.executeCommand('workbench.action.closeActiveEditor');
+      fs.writeFileSync(instruction.fsPath, original);
+    }
+    // Off again: a save runs nothing.
+    const after = new Set(listRuns());
+    const doc = await vscode.workspace.openTextDocument(instruction);
+    await doc.save();
+    await new Promise((r) => setTimeout(r, 1500));
+    assert.deepEqual(listRuns().filter((r) => !after.has(r)), [], 'no run once the setting is off');
+  });
+
   it('a cancelled run stops and leaves no container', async function () {
     this.timeout(5 * 60_000);
     const a = await api();

@@ -16,6 +16,8 @@ export interface ItemState {
   readonly durationMs?: number;
   /** Where the first message points (workspace-relative file, 0-based line). */
   readonly location?: { readonly file: string; readonly line: number };
+  /** Grows with every report: tells a newer result from an older one of the same state. */
+  readonly seq: number;
 }
 
 export const CONTROLLER_ID = 'taskwright';
@@ -32,6 +34,7 @@ export const checkItemId = (dir: string, check: string): string => `${dir}#${che
 export class TaskTests implements vscode.Disposable {
   readonly controller = vscode.tests.createTestController(CONTROLLER_ID, 'Taskwright tasks');
   private readonly states = new Map<string, ItemState>();
+  private seq = 0;
   /** When each task's shown result started (a restored one older than it does not replace it). */
   private readonly shownAt = new Map<string, string>();
   private readonly subs: vscode.Disposable[] = [];
@@ -108,8 +111,12 @@ export class TaskTests implements vscode.Disposable {
     if (!task || !item.id.startsWith('task:') || item.children.size > 0) return;
     item.canResolveChildren = false;
     const uri = item.uri;
-    for (const check of CHECKS) item.children.add(this.controller.createTestItem(checkItemId(task.dir, check), CHECK_LABEL[check], uri));
-    item.children.add(this.controller.createTestItem(checkItemId(task.dir, 'policy'), 'policy attempts', uri));
+    // In the order validate runs them (the view sorts by label unless told).
+    for (const [i, check] of [...CHECKS, 'policy' as const].entries()) {
+      const c = this.controller.createTestItem(checkItemId(task.dir, check), check === 'policy' ? 'policy attempts' : CHECK_LABEL[check], uri);
+      c.sortText = String(i).padStart(2, '0');
+      item.children.add(c);
+    }
   }
 
   check(dir: string, check: string): vscode.TestItem | undefined {
@@ -124,7 +131,7 @@ export class TaskTests implements vscode.Disposable {
     const first = messages[0];
     const loc = first?.location;
     this.states.set(item.id, {
-      state, ...(first ? { message: typeof first.message === 'string' ? first.message : first.message.value } : {}),
+      state, seq: ++this.seq, ...(first ? { message: typeof first.message === 'string' ? first.message : first.message.value } : {}),
       ...(durationMs !== undefined ? { durationMs } : {}),
       ...(loc ? { location: { file: vscode.workspace.asRelativePath(loc.uri, false), line: loc.range.start.line } } : {}),
     });

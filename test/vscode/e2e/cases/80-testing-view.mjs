@@ -11,6 +11,7 @@ import path from 'node:path';
 import { REPO_ROOT } from '../../lib/paths.mjs';
 
 const RUN = '20261201-090000-validate-e2e-testing';
+const ROWS = '.part.sidebar .pane-body .monaco-list-row';
 const CHECKS = ['build', 'nop', 'oracle', 'agreement', 'reward-isolation', 'timeout-margin', 'mutants', 'environment', 'test-order', 'stale-state'];
 
 function writeStoredValidation(workspace) {
@@ -73,7 +74,7 @@ async function themeKind(page) {
 
 /** The Testing view's rows: accessible label (name and state), level, expanded. */
 async function testRows(page) {
-  return page.locator('.test-explorer .monaco-list-row').evaluateAll((els) => els.map((e) => ({
+  return page.locator(ROWS).evaluateAll((els) => els.map((e) => ({
     label: e.getAttribute('aria-label') ?? '',
     text: e.textContent?.trim() ?? '',
     level: Number(e.getAttribute('aria-level') ?? '0'),
@@ -82,7 +83,7 @@ async function testRows(page) {
 }
 
 async function expandRow(page, text) {
-  const row = page.locator('.test-explorer .monaco-list-row', { hasText: text }).first();
+  const row = page.locator(ROWS, { hasText: text }).first();
   await row.waitFor({ timeout: 20_000 });
   if ((await row.getAttribute('aria-expanded')) === 'false') {
     await row.locator('.monaco-tl-twistie').click();
@@ -99,8 +100,9 @@ export default [
       let original;
       try {
         await wb.runCommand('View: Close All Editors');
-        await wb.runCommand('Testing: Focus on Test Explorer View');
-        await page.locator('.test-explorer').waitFor({ timeout: 30_000 });
+        // The flask in the activity bar: the Testing container with its Test Explorer.
+        await wb.openViewContainer('Testing');
+        await page.locator(ROWS).first().waitFor({ timeout: 30_000 });
         await until('the tasks dataset in the Testing view', async () => {
           const rows = await testRows(page);
           return { ok: rows.some((r) => r.text.startsWith('tasks')), value: rows.map((r) => r.text) };
@@ -122,7 +124,9 @@ export default [
         const oracle = checks.find((r) => r.text.startsWith('oracle passes'));
         assert.match(nop?.label ?? '', /Failed/i, `nop row: ${nop?.label}`);
         assert.match(oracle?.label ?? '', /Passed/i, `oracle row: ${oracle?.label}`);
+        const order = checks.filter((r) => r.level === 3).map((r) => r.text);
         log(`  checks: ${checks.filter((r) => r.level === 3).map((r) => r.label).join(' | ')}`);
+        assert.deepEqual(order.slice(0, 3), ['build', 'nop fails', 'oracle passes'], 'checks in the order validate runs them');
 
         const first = await themeKind(page);
         original = first;
