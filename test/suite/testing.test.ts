@@ -103,6 +103,22 @@ describe('Testing view: tasks as tests', () => {
     assert.equal(a.testing.restore(), 0);
   });
 
+  it('runs the Oracle and Nop profiles as one trial each, with their output in the run', async function () {
+    this.timeout(5 * 60_000);
+    const a = await api();
+    const dir = path.join(workspaceDir(), 'tasks', TASK);
+    await a.testing.run(dir, 'oracle');
+    const oracle = a.testing.state(`${dir}#oracle`);
+    assert.equal(oracle?.state, 'passed', `oracle: ${JSON.stringify(oracle)}`);
+    assert.ok((oracle?.durationMs ?? 0) > 0, 'the trial\'s duration is reported');
+    await a.testing.run(dir, 'nop');
+    // This task's tests pass with no solution: the nop check fails, at the verifier's entry script.
+    const nop = a.testing.state(`${dir}#nop`);
+    assert.equal(nop?.state, 'failed', `nop: ${JSON.stringify(nop)}`);
+    assert.equal(nop?.location?.file, `tasks/${TASK}/tests/test.sh`);
+    assert.match(nop?.message ?? '', /does nothing passed/);
+  });
+
   it('validates the task whose file is saved when taskwright.testing.runOnSave is on', async function () {
     this.timeout(10 * 60_000);
     const a = await api();
