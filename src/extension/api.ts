@@ -1,6 +1,14 @@
+import type * as vscode from 'vscode';
 import type { Task } from '../core/model/task';
 import type { TaskFilter } from './explorer/filter';
 import type { RunsRowSnapshot } from './runs/runsView';
+import type { ItemState } from './testing/controller';
+
+export interface TestTreeSnapshot {
+  readonly id: string;
+  readonly label: string;
+  readonly children: readonly TestTreeSnapshot[];
+}
 
 /** One dataset group of the Task Explorer as drawn: labels and descriptions of its task rows. */
 export interface ExplorerGroupSnapshot {
@@ -49,6 +57,20 @@ export interface TaskwrightApi {
       readonly models: readonly { readonly key: string; readonly tasks: readonly { readonly id: string; readonly attempts: number; readonly successes: number }[] }[];
       readonly viewState: Readonly<Record<string, unknown>>;
     } | undefined;
+  };
+  readonly testing: {
+    /** The Testing view's items: datasets → tasks → checks (checks once made). */
+    tree(): TestTreeSnapshot[];
+    /** What the controller last reported for an item (by id), in a run or restored from the store. */
+    state(id: string): ItemState | undefined;
+    /** Runs a profile on a task as the Testing view does (cancelled with `token`); resolves when the run has ended. */
+    run(taskDir: string, kind: 'validate' | 'oracle' | 'nop' | 'policy', token?: vscode.CancellationToken): Promise<void>;
+    /**
+     * Re-reads the results store and shows each task's latest validation; returns how many it showed.
+     * `asAfterReload` first forgets what this session showed, as a reload of the window does.
+     */
+    restore(asAfterReload?: boolean): number;
+    profiles(): { readonly label: string; readonly isDefault: boolean }[];
   };
   readonly statusBar: {
     /** What the Taskwright status bar item counts and shows now. */

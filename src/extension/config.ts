@@ -29,6 +29,10 @@ export interface Settings {
   'models.authHeader': 'bearer' | 'x-api-key';
   /** Price overrides, USD per million tokens. */
   'models.prices': Record<string, unknown>;
+  /** Validate the task being edited whenever one of its files is saved (trusted workspaces only). */
+  'testing.runOnSave': boolean;
+  /** "Validate | Run oracle | Run nop" above task configs and test files. */
+  'codeLens': boolean;
 }
 
 const FALLBACK: Settings = {
@@ -42,6 +46,8 @@ const FALLBACK: Settings = {
   'models.default': '',
   'models.authHeader': 'bearer',
   'models.prices': {},
+  'testing.runOnSave': false,
+  'codeLens': true,
 };
 
 export type SettingKey = keyof Settings;

@@ -6,6 +6,7 @@ import { Ctx } from './context';
 import { BandPanel } from './panel/bandPanel';
 import { restoreValidations } from './sandbox/restore';
 import { TaskwrightStatusBar } from './statusBar/statusBar';
+import { registerTesting } from './testing/index';
 import { registerCodeActions } from './diagnostics/codeActions';
 import { registerFixActions } from './review/fix';
 import { watchTasks } from './tasks/watcher';
@@ -22,7 +23,8 @@ export async function activate(extension: vscode.ExtensionContext): Promise<Task
   ctx.own(ctx.tasks.onDidChange(() => void ctx.setContext('hasTasks', ctx.tasks.all().length > 0)));
 
   const statusBar = ctx.own(new TaskwrightStatusBar(ctx));
-  ctx.own(restoreValidations(ctx));
+  const testing = ctx.own(registerTesting(ctx));
+  ctx.own(restoreValidations(ctx, () => testing.tests.restore()));
 
   void ctx.tasks.rediscover();
   const api: TaskwrightApi = {
@@ -53,6 +55,23 @@ export async function activate(extension: vscode.ExtensionContext): Promise<Task
           models: (p.report?.models ?? []).map((m) => ({ key: modelKey(m), tasks: m.tasks.map((t) => ({ id: t.id, attempts: t.attempts, successes: t.successes })) })),
         };
       },
+    },
+    testing: {
+      tree: () => {
+        const walk = (c: vscode.TestItemCollection): { id: string; label: string; children: unknown[] }[] => {
+          const out: { id: string; label: string; children: unknown[] }[] = [];
+          c.forEach((i) => out.push({ id: i.id, label: i.label, children: walk(i.children) }));
+          return out.sort((a, b) => a.id.localeCompare(b.id));
+        };
+        return walk(testing.tests.controller.items) as ReturnType<TaskwrightApi['testing']['tree']>;
+      },
+      state: (id) => testing.tests.stateOf(id),
+      run: (taskDir, kind, token) => testing.runTask(taskDir, kind, token),
+      restore: (asAfterReload) => {
+        if (asAfterReload) testing.tests.forget();
+        return testing.tests.restore();
+      },
+      profiles: () => [...testing.profiles.profiles.values()].map((p) => ({ label: p.label, isDefault: p.isDefault })),
     },
     statusBar: {
       current: () => statusBar.current(),

@@ -18,9 +18,9 @@ function anyStoredValidation(): boolean {
  * Validation verdicts survive a reload: once the tasks are loaded, and whenever a `validation.json`
  * appears, changes or its run goes (a validation in a terminal, a deleted run), each task's latest
  * stored validation is published as its status and diagnostics. The sandbox service is only created
- * when there is something to show.
+ * when there is something to show. `alsoRestore` (the Testing view) is re-applied at the same moments.
  */
-export function restoreValidations(ctx: Ctx): vscode.Disposable {
+export function restoreValidations(ctx: Ctx, alsoRestore?: () => number): vscode.Disposable {
   let timer: NodeJS.Timeout | undefined;
   const run = async (): Promise<void> => {
     timer = undefined;
@@ -30,6 +30,8 @@ export function restoreValidations(ctx: Ctx): vscode.Disposable {
       if (!anyStoredValidation() && !ctx.hasService(SandboxService)) return;
       const n = sandboxOf(ctx).restore();
       if (n) ctx.log.info(`restored the last validation of ${n} task(s) from the results store`);
+      const shown = alsoRestore?.() ?? 0;
+      if (shown) ctx.log.info(`showed the last validation of ${shown} task(s) in the Testing view`);
     } catch (e) {
       ctx.log.warn(`could not restore stored validations: ${errorMessage(e)}`);
     }

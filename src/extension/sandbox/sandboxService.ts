@@ -87,63 +87,74 @@ export class SandboxService implements vscode.Disposable {
 
   /** Validates tasks with progress and cancel; publishes diagnostics and status icons. */
   async validate(tasks: readonly Task[]): Promise<TaskValidation[]> {
-    const runs = sandboxSetting('runs', 3);
-    const engines = enginesFromSettings(sandboxSetting('concurrency', 2), (l) => this.output.warn(l));
-    const { runtime, concurrency } = engines;
     return vscode.window.withProgress({
       location: vscode.ProgressLocation.Notification,
       title: tasks.length === 1 ? `Taskwright: validating ${tasks[0]?.id}` : `Taskwright: validating ${tasks.length} tasks`,
       cancellable: true,
-    }, async (progress, token) => {
-      const { signal, dispose } = signalOf(token);
-      const work = this.ctx.trials.begin(tasks.length);
-      try {
-        for (const t of tasks) this.ctx.status.set(t.dir, 'validation', { level: 'running', summary: 'validating in Docker…' });
-        await this.prepare(runtime, signal);
-        const first = tasks[0];
-        if (!first) return [];
-        const store = RunStore.create(this.resultsDir(first), {
-          id: newRunId('validate'), kind: 'validate', tasks: tasks.map((t) => this.relPath(t)), attempts: runs, concurrency, retries: 2,
-          startedAt: new Date().toISOString(), endpoint: runtime.endpoint, pid: process.pid,
-        });
-        this.output.info(`validating ${tasks.length} task(s), ${runs} run(s) each; results in ${store.dir}`);
-        let last = 0;
-        const results = await validateTasks(runtime, store, tasks.map((task) => ({ task, path: this.relPath(task) })), {
-          runs, concurrency, retries: 2, signal,
-          onOutput: (t) => this.stream(t),
-          onProgress: (message, done, total) => {
-            work.finished(done, total);
-            const pct = total ? (done / total) * 100 : 0;
-            progress.report({ message, increment: Math.max(0, pct - last) });
-            last = Math.max(last, pct);
-          },
-        });
-        const counts: Record<string, number> = {};
-        for (const r of results) counts[r.verdict] = (counts[r.verdict] ?? 0) + 1;
-        await reportEngines(engines, (l) => this.output.info(l));
-        store.finish(counts);
-        if (signal.aborted) throw new vscode.CancellationError();
-        writeValidations(store.dir, results);
-        const startedAt = new Date().toISOString();
-        for (const [i, r] of results.entries()) {
-          const task = tasks[i];
-          if (!task) continue;
-          this.publish(task, r, { runDir: store.dir, startedAt });
-        }
-        this.output.info(`validation finished: ${Object.entries(counts).map(([k, v]) => `${v} ${k}`).join(', ')}`);
-        return results;
-      } catch (e) {
-        // Back to what the last finished validation said (or nothing): this one did not finish.
-        for (const t of tasks) {
-          const v = this.lastValidation.get(t.dir);
-          this.ctx.status.set(t.dir, 'validation', v ? { level: VERDICT_LEVEL[v.verdict], summary: `last validation: ${v.verdict}` } : undefined);
-        }
-        throw signal.aborted ? new vscode.CancellationError() : e;
-      } finally {
-        work.dispose();
-        dispose();
+    }, (progress, token) => this.validateWith(tasks, token, { progress }));
+  }
+
+  /**
+   * Validates tasks under a caller's cancellation token (the Testing view's run): cancelling aborts
+   * the validation, which stops and removes its containers. `onOutput` also receives the build and
+   * trial output that goes to the Sandbox log.
+   */
+  async validateWith(tasks: readonly Task[], token: vscode.CancellationToken, opts: {
+    readonly progress?: vscode.Progress<{ message?: string; increment?: number }>;
+    readonly onOutput?: (text: string) => void;
+  } = {}): Promise<TaskValidation[]> {
+    const runs = sandboxSetting('runs', 3);
+    const engines = enginesFromSettings(sandboxSetting('concurrency', 2), (l) => this.output.warn(l));
+    const { runtime, concurrency } = engines;
+    const progress = opts.progress;
+    const { signal, dispose } = signalOf(token);
+    const work = this.ctx.trials.begin(tasks.length);
+    try {
+      for (const t of tasks) this.ctx.status.set(t.dir, 'validation', { level: 'running', summary: 'validating in Docker…' });
+      await this.prepare(runtime, signal);
+      const first = tasks[0];
+      if (!first) return [];
+      const store = RunStore.create(this.resultsDir(first), {
+        id: newRunId('validate'), kind: 'validate', tasks: tasks.map((t) => this.relPath(t)), attempts: runs, concurrency, retries: 2,
+        startedAt: new Date().toISOString(), endpoint: runtime.endpoint, pid: process.pid,
+      });
+      this.output.info(`validating ${tasks.length} task(s), ${runs} run(s) each; results in ${store.dir}`);
+      let last = 0;
+      const results = await validateTasks(runtime, store, tasks.map((task) => ({ task, path: this.relPath(task) })), {
+        runs, concurrency, retries: 2, signal,
+        onOutput: (t) => { this.stream(t); opts.onOutput?.(t); },
+        onProgress: (message, done, total) => {
+          work.finished(done, total);
+          const pct = total ? (done / total) * 100 : 0;
+          progress?.report({ message, increment: Math.max(0, pct - last) });
+          last = Math.max(last, pct);
+        },
+      });
+      const counts: Record<string, number> = {};
+      for (const r of results) counts[r.verdict] = (counts[r.verdict] ?? 0) + 1;
+      await reportEngines(engines, (l) => this.output.info(l));
+      store.finish(counts);
+      if (signal.aborted) throw new vscode.CancellationError();
+      writeValidations(store.dir, results);
+      const startedAt = new Date().toISOString();
+      for (const [i, r] of results.entries()) {
+        const task = tasks[i];
+        if (!task) continue;
+        this.publish(task, r, { runDir: store.dir, startedAt });
       }
-    });
+      this.output.info(`validation finished: ${Object.entries(counts).map(([k, v]) => `${v} ${k}`).join(', ')}`);
+      return results;
+    } catch (e) {
+      // Back to what the last finished validation said (or nothing): this one did not finish.
+      for (const t of tasks) {
+        const v = this.lastValidation.get(t.dir);
+        this.ctx.status.set(t.dir, 'validation', v ? { level: VERDICT_LEVEL[v.verdict], summary: `last validation: ${v.verdict}` } : undefined);
+      }
+      throw signal.aborted ? new vscode.CancellationError() : e;
+    } finally {
+      work.dispose();
+      dispose();
+    }
   }
 
   /** Runs one trial of `agent` on a task (Rerun Task), streaming its output. */
@@ -151,29 +162,46 @@ export class SandboxService implements vscode.Disposable {
     return vscode.window.withProgress({
       location: vscode.ProgressLocation.Notification, title: `Taskwright: ${task.id} with ${agent.spec}`, cancellable: true,
     }, async (_progress, token) => {
-      const { signal, dispose } = signalOf(token);
-      const engines = enginesFromSettings(1, (l) => this.output.warn(l));
-      const { runtime } = engines;
-      const work = this.ctx.trials.begin(1);
-      try {
-        await this.prepare(runtime, signal);
-        const store = RunStore.create(this.resultsDir(task), {
-          id: newRunId(agent.spec.replace(/[^A-Za-z0-9]+/g, '-').slice(0, 24)), kind: 'run', agent: agent.spec, tasks: [this.relPath(task)],
-          attempts: 1, concurrency: 1, retries: 2, startedAt: new Date().toISOString(), endpoint: runtime.endpoint, pid: process.pid,
-        });
-        this.output.show(true);
-        const runner = new TrialRunner({ runtime }, store);
-        const rs = await runner.runJob({ task, taskPath: this.relPath(task), agent, attempt: 1 }, { concurrency: 1, retries: 2, signal, onOutput: (t) => this.stream(t) });
-        const records = rs.map((r) => r.record);
-        await reportEngines(engines, (l) => this.output.info(l));
-        store.finish(countOutcomes(records));
-        if (signal.aborted) throw new vscode.CancellationError();
-        return records[records.length - 1];
-      } finally {
-        work.dispose();
-        dispose();
-      }
+      this.output.show(true);
+      const records = await this.trialsWith(task, agent, 1, token);
+      return records[records.length - 1];
     });
+  }
+
+  /**
+   * Runs `attempts` trials of `agent` on a task under a caller's token (Rerun Task, the Testing
+   * view's Oracle, Nop and Run Policy profiles), in one run of the results store. Cancelling stops
+   * and removes the containers.
+   */
+  async trialsWith(task: Task, agent: Agent, attempts: number, token: vscode.CancellationToken, onOutput?: (text: string) => void): Promise<TrialRecord[]> {
+    const { signal, dispose } = signalOf(token);
+    const engines = enginesFromSettings(1, (l) => this.output.warn(l));
+    const { runtime } = engines;
+    const work = this.ctx.trials.begin(attempts);
+    try {
+      await this.prepare(runtime, signal);
+      const store = RunStore.create(this.resultsDir(task), {
+        id: newRunId(agent.spec.replace(/[^A-Za-z0-9]+/g, '-').slice(0, 24)), kind: 'run', agent: agent.spec, tasks: [this.relPath(task)],
+        attempts, concurrency: 1, retries: 2, startedAt: new Date().toISOString(), endpoint: runtime.endpoint, pid: process.pid,
+      });
+      const runner = new TrialRunner({ runtime }, store);
+      const records: TrialRecord[] = [];
+      for (let attempt = 1; attempt <= attempts && !signal.aborted; attempt++) {
+        const rs = await runner.runJob({ task, taskPath: this.relPath(task), agent, attempt }, {
+          concurrency: 1, retries: 2, signal, onOutput: (t) => { this.stream(t); onOutput?.(t); },
+        });
+        const last = rs[rs.length - 1];
+        if (last) records.push(last.record);
+        work.finished(attempt, attempts);
+      }
+      await reportEngines(engines, (l) => this.output.info(l));
+      store.finish(countOutcomes(records));
+      if (signal.aborted) throw new vscode.CancellationError();
+      return records;
+    } finally {
+      work.dispose();
+      dispose();
+    }
   }
 
   /**
