@@ -1,5 +1,6 @@
 import type { Task } from '../core/model/task';
 import type { TaskFilter } from './explorer/filter';
+import type { TrialView } from '../core/trials/model';
 import type { RunsRowSnapshot } from './runs/runsView';
 
 /** One dataset group of the Task Explorer as drawn: labels and descriptions of its task rows. */
@@ -47,6 +48,15 @@ export interface TaskwrightApi {
       readonly source: string | undefined;
       readonly ready: boolean;
       readonly models: readonly { readonly key: string; readonly tasks: readonly { readonly id: string; readonly attempts: number; readonly successes: number }[] }[];
+      readonly viewState: Readonly<Record<string, unknown>>;
+    } | undefined;
+  };
+  readonly trialPanel: {
+    /** The open trial viewer: the view model it posted, whether the webview answered, what it drew, the selected step. */
+    current(): {
+      readonly ready: boolean;
+      readonly view: TrialView | undefined;
+      readonly rendered: { readonly steps: number; readonly selected: number; readonly failing: number } | undefined;
       readonly viewState: Readonly<Record<string, unknown>>;
     } | undefined;
   };

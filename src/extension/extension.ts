@@ -3,6 +3,7 @@ import type { TaskwrightApi } from './api';
 import { registerCommands } from './commands/index';
 import { modelKey } from './band/bandService';
 import { Ctx } from './context';
+import { TrialPanel } from './trial/trialPanel';
 import { BandPanel } from './panel/bandPanel';
 import { restoreValidations } from './sandbox/restore';
 import { TaskwrightStatusBar } from './statusBar/statusBar';
@@ -52,6 +53,12 @@ export async function activate(extension: vscode.ExtensionContext): Promise<Task
           source: p.source, ready: p.isReady, viewState: { ...p.viewState },
           models: (p.report?.models ?? []).map((m) => ({ key: modelKey(m), tasks: m.tasks.map((t) => ({ id: t.id, attempts: t.attempts, successes: t.successes })) })),
         };
+      },
+    },
+    trialPanel: {
+      current: () => {
+        const p = TrialPanel.current;
+        return p ? { ready: p.isReady, view: p.view, rendered: p.rendered, viewState: { ...p.viewState } } : undefined;
       },
     },
     statusBar: {
