@@ -30,6 +30,7 @@ describe('Trial viewer', () => {
 
   it('opens on a Taskwright trial from its row: header, steps with exit codes and cuts, failing tests', async () => {
     const a = await api();
+    await vscode.commands.executeCommand('taskwright.runs.focus');
     await vscode.commands.executeCommand('taskwright.runs.refresh');
     await until('the run in the Runs view', () => a.runs.shownRunDirs().includes(runDir()));
     const row = (await a.runs.snapshot(3)).find((r) => r.label === 'claude-sonnet-4-5' && r.description.startsWith('1 task'));
@@ -61,6 +62,7 @@ describe('Trial viewer', () => {
     const a = await api();
     const job = path.join(tmp, 'jobs', '2026-11-20__12-00-00');
     fs.cpSync(path.join(FIXTURES, 'harbor-job'), job, { recursive: true });
+    await vscode.commands.executeCommand('taskwright.runs.focus');
     await vscode.commands.executeCommand('taskwright.band.importResults', vscode.Uri.file(job));
     await until('the imported job in the Runs view', () => a.runs.shownRunDirs().includes(job));
     const node = a.runs.node(job, 'regex-log__Vw1');
