@@ -18,11 +18,30 @@ function seconds(s: number | null | undefined): string {
   return n < 3600 ? `${Math.floor(n / 60)}m ${String(n % 60).padStart(2, '0')}s` : `${Math.floor(n / 3600)}h ${String(Math.floor((n % 3600) / 60)).padStart(2, '0')}m`;
 }
 
-export function outputPre(parts: readonly OutputPart[], cls = 'output'): HTMLElement {
+/** pytest's summary lines of failing tests (`FAILED path::name - reason`, `ERROR …`), marked in the verifier output. */
+const FAIL_LINE = /^(FAILED|ERROR|XPASS) \S/;
+
+function appendMarked(pre: HTMLElement, text: string): void {
+  let plain = '';
+  for (const line of text.split(/(?<=\n)/)) {
+    if (!FAIL_LINE.test(line)) {
+      plain += line;
+      continue;
+    }
+    if (plain) pre.append(plain);
+    plain = '';
+    pre.append(el('span', { class: 'fail-line' }, line));
+  }
+  if (plain) pre.append(plain);
+}
+
+export function outputPre(parts: readonly OutputPart[], cls = 'output', markFailures = false): HTMLElement {
   const pre = el('pre', { class: cls });
   for (const p of parts) {
-    if (p.kind === 'text') pre.append(p.text);
-    else pre.append(el('span', { class: 'cut', title: 'cut by the agent or the viewer' }, `[${p.note}]`));
+    if (p.kind === 'text') {
+      if (markFailures) appendMarked(pre, p.text);
+      else pre.append(p.text);
+    } else pre.append(el('span', { class: 'cut', title: 'cut by the agent or the viewer' }, `[${p.note}]`));
   }
   return pre;
 }
@@ -86,9 +105,9 @@ function openButton(file: string): HTMLElement {
   return el('button', { class: 'link', 'data-open-file': file, title: `Open ${file} in an editor` }, file);
 }
 
-export function logSection(title: string, log: LogView | undefined, open = false): HTMLElement | undefined {
+export function logSection(title: string, log: LogView | undefined, open = false, markFailures = false): HTMLElement | undefined {
   if (!log) return undefined;
-  const d = el('details', { class: 'log' }, el('summary', {}, `${title} `, el('span', { class: 'muted' }, `${log.bytes.toLocaleString('en-US')} bytes`), ' ', openButton(log.file)), outputPre(log.parts));
+  const d = el('details', { class: 'log' }, el('summary', {}, `${title} `, el('span', { class: 'muted' }, `${log.bytes.toLocaleString('en-US')} bytes`), ' ', openButton(log.file)), outputPre(log.parts, 'output', markFailures));
   if (open) d.setAttribute('open', '');
   return d;
 }
@@ -103,6 +122,6 @@ export function verifierSection(v: VerifierView | undefined): HTMLElement | unde
     el('h2', {}, 'Verifier', v.failing.length ? el('span', { class: 'badge bad', 'data-testid': 'failing-count' }, `${v.failing.length} failing`) : undefined),
     v.verdict ? el('pre', { class: 'verdict' }, v.verdict) : undefined,
     tests,
-    logSection('stdout', v.stdout, v.failing.length > 0 || v.tests.length === 0) ?? false,
-    logSection('stderr', v.stderr && v.stderr.bytes > 0 ? v.stderr : undefined) ?? false);
+    logSection('stdout', v.stdout, v.failing.length > 0 || v.tests.length === 0, true) ?? false,
+    logSection('stderr', v.stderr && v.stderr.bytes > 0 ? v.stderr : undefined, false, true) ?? false);
 }

@@ -103,6 +103,7 @@ export default [
         assert.equal(await wv.locator('.test.failing').count(), 1, 'one failing test highlighted');
         assert.match(await wv.locator('.test.failing').innerText(), /test_hello_content/);
         assert.ok((await wv.locator('.step .cut').count()) >= 1, 'the cut output is marked');
+        assert.match(await wv.locator('.verifier .fail-line').first().innerText(), /^FAILED tests\/test_outputs\.py::test_hello_content/, 'the FAILED line of the summary is marked in the output');
         assert.equal(await wv.locator('.step.selected').getAttribute('data-step'), '1');
 
         // Keyboard: focus the panel, j twice, k once → step 2.
@@ -128,6 +129,10 @@ export default [
         const shots = [await panelShot(wb, `trial-viewer-${first}`)];
         await setTheme(page, wv, second);
         shots.push(await panelShot(wb, `trial-viewer-${second}`));
+        // The lower half: the verifier with its failing test picked out, the reward file, the logs.
+        await wv.locator('.verifier').evaluate((e) => e.scrollIntoView({ block: 'start' }));
+        await page.waitForTimeout(200);
+        shots.push(await panelShot(wb, `trial-viewer-${second}-verifier`));
         log(`  screenshots: ${shots.map((f) => path.relative(REPO_ROOT, f)).join(', ')}`);
       } finally {
         if (original === 'dark' || original === 'light') {
