@@ -8,6 +8,7 @@ import { stepsFromAtif, toAtif, validateAtif } from '../../src/core/trials/atif'
 import { readLog, splitCuts } from '../../src/core/trials/files';
 import { isHarborTrial, readHarborTrial, readTrialFolder } from '../../src/core/trials/harbor';
 import { readTaskwrightTrial, readTrajectoryLines, TRAJECTORY_JSONL } from '../../src/core/trials/taskwright';
+import { parseTrialHostMessage, parseTrialWebviewMessage, sanitizeTrialState } from '../../src/core/protocol/trialPanel';
 
 const FIX = path.resolve('test/fixtures/trials');
 const TW_TRIAL = path.join(FIX, 'runs/run-1/trials/hello__1');
@@ -197,5 +198,26 @@ void describe('ATIF export of a Taskwright trajectory', () => {
   void it('validation finds what breaks the shape', () => {
     const errs = validateAtif({ schema_version: 'v2', session_id: '', agent: { name: 'x' }, steps: [{ step_id: 2, source: 'bot', message: 1 }] });
     assert.equal(errs.length, 6);
+  });
+});
+
+void describe('trial viewer protocol', () => {
+  void it('accepts the webview\'s messages it knows and refuses paths that leave the trial folder', () => {
+    assert.deepEqual(parseTrialWebviewMessage({ type: 'ready' }), { type: 'ready' });
+    assert.deepEqual(parseTrialWebviewMessage({ type: 'open-file', file: 'verifier/test-stdout.txt' }), { type: 'open-file', file: 'verifier/test-stdout.txt' });
+    for (const file of ['../run.json', 'a/../../b', '/etc/passwd', 'C:\\x', '']) assert.equal(parseTrialWebviewMessage({ type: 'open-file', file }), undefined, file);
+    assert.deepEqual(parseTrialWebviewMessage({ type: 'rendered', steps: 4, selected: 1, failing: 1 }), { type: 'rendered', steps: 4, selected: 1, failing: 1 });
+    assert.equal(parseTrialWebviewMessage({ type: 'rendered', steps: -1, selected: 1, failing: 0 }), undefined);
+    assert.equal(parseTrialWebviewMessage({ type: 'open-step', step: 0 }), undefined);
+    assert.equal(parseTrialWebviewMessage({ type: 'eval', code: 'x' }), undefined);
+    assert.deepEqual(sanitizeTrialState({ dir: '/r/t', step: 2.5, extra: 1 }), { dir: '/r/t' });
+  });
+
+  void it('lets the webview take a view model the core built, and nothing shapeless', () => {
+    const view = readTaskwrightTrial(TW_TRIAL);
+    const msg = parseTrialHostMessage(JSON.parse(JSON.stringify({ type: 'show', view, step: 2 })) as unknown);
+    assert.equal(msg?.type, 'show');
+    assert.equal(msg?.type === 'show' ? msg.step : undefined, 2);
+    assert.equal(parseTrialHostMessage({ type: 'show', view: { steps: 'no' } }), undefined);
   });
 });
