@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import { readHarborJob } from '../imports/harbor';
 import type { TrialRecord } from '../results/trial';
 import { stepsFromAtif, validateAtif } from './atif';
 import { isObject, readJson, readLog, readSmall, readVerifier, str, textOf } from './files';
@@ -23,6 +24,15 @@ function headerFromResult(dir: string, result: unknown, atif: unknown): TrialHea
   return { trial: str(r.trial_name) ?? path.basename(dir), task, taskId: task, agent: str(cfg.name) ?? str(agent.name) ?? 'unknown', ...(model ? { model } : {}), reward: null };
 }
 
+/** The importer's record of a trial read alone (a restored viewer): its job is the folder above it. */
+function importedRecord(root: string): TrialRecord | undefined {
+  try {
+    return readHarborJob(path.dirname(root)).records.find((r) => r.trial === path.basename(root));
+  } catch {
+    return undefined;
+  }
+}
+
 function lastLine(text: string): string {
   return text.trim().split('\n').slice(-1)[0] ?? '';
 }
@@ -32,8 +42,9 @@ function lastLine(text: string): string {
  * the verifier's `test-stdout.txt` and reward files, the exception and the trial log. The header comes
  * from the importer's record when the caller has it (the same one the Runs view and the band count).
  */
-export function readHarborTrial(dir: string, record?: TrialRecord): TrialView {
+export function readHarborTrial(dir: string, given?: TrialRecord): TrialView {
   const root = path.resolve(dir);
+  const record = given ?? importedRecord(root);
   const notes: string[] = [];
   const atif = readJson(root, HARBOR_TRAJECTORY);
   let steps: TrialView['steps'] = [];

@@ -1,10 +1,13 @@
+import * as fs from 'node:fs';
+import * as path from 'node:path';
 import * as vscode from 'vscode';
 import {
   parseTrialWebviewMessage, sanitizeTrialState, TRIAL_PANEL_VIEW_TYPE, type TrialHostToWebview, type TrialViewState, type TrialWebviewToHost,
 } from '../../core/protocol/trialPanel';
 import type { TrialRecord } from '../../core/results/trial';
 import { inside } from '../../core/trials/files';
-import { readTrialFolder } from '../../core/trials/harbor';
+import { isHarborTrial, readTrialFolder } from '../../core/trials/harbor';
+import { RECORD_FILE } from '../../core/results/recover';
 import type { TrialView } from '../../core/trials/model';
 import type { Ctx } from '../context';
 import { errorMessage } from '../log';
@@ -58,7 +61,8 @@ export class TrialPanel implements vscode.Disposable {
     const p = new TrialPanel(ctx, panel);
     TrialPanel.current = p;
     const state = sanitizeTrialState(saved);
-    if (state.dir) p.load(state.dir, undefined, state.step);
+    // The folder comes back from the webview's saved state: read only if it still is a trial folder.
+    if (state.dir && path.isAbsolute(state.dir) && (isHarborTrial(state.dir) || fs.existsSync(path.join(state.dir, RECORD_FILE)))) p.load(state.dir, undefined, state.step);
     return p;
   }
 
