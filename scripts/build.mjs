@@ -33,6 +33,9 @@ const shipped = [
 if (fs.existsSync(path.join(root, 'webview/main.ts'))) {
   shipped.push({ entryPoints: ['webview/main.ts'], outfile: 'dist/webview.js', platform: 'browser', format: 'iife', external: [] });
 }
+if (fs.existsSync(path.join(root, 'webview/trial/main.ts'))) {
+  shipped.push({ entryPoints: ['webview/trial/main.ts'], outfile: 'dist/trialWebview.js', platform: 'browser', format: 'iife', external: [] });
+}
 
 function copyGrammars() {
   // The parsers' WebAssembly ships next to the bundles; the core looks for it there first.

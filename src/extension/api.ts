@@ -1,6 +1,7 @@
 import type * as vscode from 'vscode';
 import type { Task } from '../core/model/task';
 import type { TaskFilter } from './explorer/filter';
+import type { TrialView } from '../core/trials/model';
 import type { RunsRowSnapshot } from './runs/runsView';
 import type { ItemState } from './testing/controller';
 
@@ -71,6 +72,15 @@ export interface TaskwrightApi {
      */
     restore(asAfterReload?: boolean): number;
     profiles(): { readonly label: string; readonly isDefault: boolean }[];
+  };
+  readonly trialPanel: {
+    /** The open trial viewer: the view model it posted, whether the webview answered, what it drew, the selected step. */
+    current(): {
+      readonly ready: boolean;
+      readonly view: TrialView | undefined;
+      readonly rendered: { readonly steps: number; readonly selected: number; readonly failing: number } | undefined;
+      readonly viewState: Readonly<Record<string, unknown>>;
+    } | undefined;
   };
   readonly statusBar: {
     /** What the Taskwright status bar item counts and shows now. */

@@ -3,6 +3,7 @@ import type { TaskwrightApi } from './api';
 import { registerCommands } from './commands/index';
 import { modelKey } from './band/bandService';
 import { Ctx } from './context';
+import { TrialPanel } from './trial/trialPanel';
 import { BandPanel } from './panel/bandPanel';
 import { restoreValidations } from './sandbox/restore';
 import { TaskwrightStatusBar } from './statusBar/statusBar';
@@ -72,6 +73,12 @@ export async function activate(extension: vscode.ExtensionContext): Promise<Task
         return testing.tests.restore();
       },
       profiles: () => [...testing.profiles.profiles.values()].map((p) => ({ label: p.label, isDefault: p.isDefault })),
+    },
+    trialPanel: {
+      current: () => {
+        const p = TrialPanel.current;
+        return p ? { ready: p.isReady, view: p.view, rendered: p.rendered, viewState: { ...p.viewState } } : undefined;
+      },
     },
     statusBar: {
       current: () => statusBar.current(),

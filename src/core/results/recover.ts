@@ -25,7 +25,7 @@ export function writeRecordFile(logDir: string, record: TrialRecord): void {
   fs.renameSync(tmp, file);
 }
 
-function readRecordFile(file: string): TrialRecord | undefined {
+export function readRecordFile(file: string): TrialRecord | undefined {
   try {
     const v = JSON.parse(fs.readFileSync(file, 'utf8')) as TrialRecord;
     return typeof v.trial === 'string' && (TRIAL_OUTCOMES as readonly string[]).includes(v.outcome) ? v : undefined;

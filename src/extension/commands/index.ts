@@ -17,6 +17,8 @@ import { GENERATE_COMMANDS } from '../generate/commands';
 import { REVIEW_COMMANDS } from '../review/commands';
 import { fixFindingCommand } from '../review/fix';
 import { RUNS_COMMANDS } from '../runs/commands';
+import { registerStepDocuments } from '../trial/stepDocuments';
+import { registerTrialPanelSerializer } from '../trial/trialPanel';
 
 /**
  * The one command table. Each command lives in its own file; to add one, import it here and add it
@@ -44,6 +46,8 @@ export const COMMANDS: readonly CommandSpec[] = [
 export function registerCommands(ctx: Ctx): void {
   for (const spec of COMMANDS) ctx.own(registerCommand(ctx, spec));
   ctx.own(registerBandPanelSerializer(ctx));
+  ctx.own(registerTrialPanelSerializer(ctx));
+  ctx.own(registerStepDocuments());
   // Each task's band for the selected model, in the explorer from the start (results already on disk).
   bandOf(ctx).refreshSoon();
 }

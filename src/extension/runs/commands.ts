@@ -4,6 +4,7 @@ import { deleteRun, trialLogFiles, trialLogsDir } from '../../core/results/runs'
 import type { CommandSpec } from '../commands/command';
 import type { Ctx } from '../context';
 import { BandPanel } from '../panel/bandPanel';
+import { TrialPanel } from '../trial/trialPanel';
 import { runLabel, trialLabel, type RunNode, type RunsNode, type TrialNode } from './items';
 
 function isNode(arg: unknown): arg is RunsNode {
@@ -36,6 +37,30 @@ export const refreshRuns: CommandSpec = {
   id: 'taskwright.runs.refresh',
   run(ctx) {
     ctx.runs.refreshNow({ imports: true });
+  },
+};
+
+/**
+ * Open Trial: the trial viewer on a trial of the Runs view (its row's default click), or on a trial
+ * folder given as a path or Uri (a Taskwright trial folder or a Harbor job's trial folder).
+ */
+export const openTrial: CommandSpec = {
+  id: 'taskwright.runs.openTrial',
+  run(ctx, arg) {
+    const given = arg instanceof vscode.Uri ? arg.fsPath : typeof arg === 'string' ? path.resolve(arg) : undefined;
+    if (given) {
+      TrialPanel.show(ctx, given);
+      return given;
+    }
+    const node = target(ctx, arg);
+    if (node?.kind !== 'trial' && node?.kind !== 'log') {
+      void vscode.window.showInformationMessage('Taskwright: select a trial in the Runs view to open it.');
+      return undefined;
+    }
+    const trial: TrialNode = node.kind === 'trial' ? node : node.parent;
+    const dir = trialLogsDir(runOf(node).run.dir, trial.trial);
+    TrialPanel.show(ctx, dir, trial.trial);
+    return dir;
   },
 };
 
@@ -143,4 +168,4 @@ export const revealRunInBand: CommandSpec = {
   },
 };
 
-export const RUNS_COMMANDS: readonly CommandSpec[] = [refreshRuns, openRunTrialLogs, openRunFolder, rerunFromRun, deleteRunCommand, revealRunInBand];
+export const RUNS_COMMANDS: readonly CommandSpec[] = [refreshRuns, openTrial, openRunTrialLogs, openRunFolder, rerunFromRun, deleteRunCommand, revealRunInBand];

@@ -134,6 +134,8 @@ export function trialItem(node: TrialNode): vscode.TreeItem {
   item.description = trialDescription(t);
   item.iconPath = OUTCOME_ICON[t.outcome];
   item.contextValue = node.parent.parent.run.imported ? 'taskwright.importedTrial' : 'taskwright.trial';
+  // A click reads the trial (the viewer); its files stay one expand away.
+  item.command = { command: 'taskwright.runs.openTrial', title: 'Open Trial', arguments: [node] };
   const md = new vscode.MarkdownString();
   md.appendMarkdown(`**${t.taskId ?? t.task}** — attempt ${t.attempt}${t.try ? `, try ${t.try}` : ''}: **${t.outcome}**\n\n`);
   const d = t.durations;

@@ -17,6 +17,8 @@ export interface RunsRowSnapshot {
   readonly description: string;
   readonly contextValue: string;
   readonly icon?: string;
+  /** The command a click on the row runs. */
+  readonly command?: string;
   readonly children?: readonly RunsRowSnapshot[];
 }
 
@@ -187,7 +189,7 @@ export class RunsView implements vscode.Disposable {
       const item = this.provider.getTreeItem(n);
       const icon = item.iconPath instanceof vscode.ThemeIcon ? item.iconPath.id : undefined;
       const label = typeof item.label === 'string' ? item.label : item.label?.label ?? '';
-      const row = { label, description: String(item.description ?? ''), contextValue: item.contextValue ?? '', ...(icon ? { icon } : {}) };
+      const row = { label, description: String(item.description ?? ''), contextValue: item.contextValue ?? '', ...(icon ? { icon } : {}), ...(item.command ? { command: item.command.command } : {}) };
       if (level >= depth) return row;
       return { ...row, children: await draw(await this.provider.getChildren(n), level + 1) };
     }));
