@@ -9,6 +9,7 @@
 // corpus missing there is laid out from /work/.mirror/<name>/repo with extract.mjs.
 import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
@@ -106,8 +107,10 @@ async function main() {
     // The cache says nothing once the rules change: warn when the CLI was rebuilt since.
     if (audit.cliMtime !== cliMtime()) console.error('warning: dist/cli.js changed since that audit; rerun without --reuse after a rule change');
   } else {
+    // The machine is shared: the wall time means little without the load average it ran under.
+    const loadBefore = os.loadavg()[0];
     const r = await runAudits(dirs);
-    audit = { date: new Date().toISOString(), seconds: r.seconds, cliMtime: cliMtime(), results: r.results };
+    audit = { date: new Date().toISOString(), seconds: r.seconds, load: [loadBefore, os.loadavg()[0]], cliMtime: cliMtime(), results: r.results };
     fs.mkdirSync(path.dirname(CACHE), { recursive: true });
     fs.writeFileSync(CACHE, JSON.stringify(audit));
   }

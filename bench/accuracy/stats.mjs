@@ -142,7 +142,7 @@ export function computeStats({ corpora, audit, findings, labels, join, sample, t
     return { ...c, tasks: tasksByCorpus[c.name]?.length ?? 0, audited, findings: r?.findings.length ?? 0, loudTasks: loudN, sampled: tasks[c.name]?.length ?? 0 };
   });
   return {
-    date: new Date().toISOString().slice(0, 10), auditDate: audit.date, auditSeconds: audit.seconds,
+    date: new Date().toISOString().slice(0, 10), auditDate: audit.date, auditSeconds: audit.seconds, auditLoad: audit.load,
     labelFiles: labels.files, labelCounts: { findings: labels.findings.length, defects: labels.defects.length, clean: labels.clean.length },
     corpora: perCorpus, rows, totals: severityTotals(rows),
     stale: join.stale, gone: join.gone, conflicts: join.conflicts,

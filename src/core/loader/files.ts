@@ -1,4 +1,4 @@
-import { promises as fs } from 'node:fs';
+import fsSync from 'node:fs';
 import path from 'node:path';
 
 /** Folders never listed as task files: VCS data, dependencies, Taskwright's own state. */
@@ -26,15 +26,17 @@ export class TaskFiles {
   }
 
   /** File text, or undefined when it does not exist, is not a file or cannot be read. */
+  // Reads and stats are synchronous, as list() is: task files are small and each awaited call cost
+  // a thread-pool round trip (measured, see list()); the async signature stays for callers.
   async read(rel: string): Promise<{ text: string } | { tooLarge: number } | undefined> {
     const abs = this.abs(rel);
     const o = this.overlay.get(abs);
     if (o !== undefined) return { text: withoutBom(o) };
     try {
-      const st = await fs.stat(abs);
+      const st = fsSync.statSync(abs);
       if (!st.isFile()) return undefined;
       if (st.size > FILE_LIMITS.maxReadBytes) return { tooLarge: st.size };
-      return { text: withoutBom(await fs.readFile(abs, 'utf8')) };
+      return { text: withoutBom(fsSync.readFileSync(abs, 'utf8')) };
     } catch {
       return undefined;
     }
@@ -43,7 +45,7 @@ export class TaskFiles {
   async isFile(rel: string): Promise<boolean> {
     if (this.overlay.has(this.abs(rel))) return true;
     try {
-      return (await fs.stat(this.abs(rel))).isFile();
+      return fsSync.statSync(this.abs(rel)).isFile();
     } catch {
       return false;
     }
@@ -51,7 +53,7 @@ export class TaskFiles {
 
   async isDir(rel: string): Promise<boolean> {
     try {
-      return (await fs.stat(this.abs(rel))).isDirectory();
+      return fsSync.statSync(this.abs(rel)).isDirectory();
     } catch {
       return false;
     }
@@ -61,13 +63,22 @@ export class TaskFiles {
    * Every file of the task folder, relative with POSIX separators, sorted. Symlinked folders are not
    * followed (they may loop or leave the task); symlinks themselves are listed like files.
    */
-  async list(): Promise<string[]> {
+  list(): Promise<string[]> {
+    return Promise.resolve(this.listSync());
+  }
+
+  /**
+   * As list(). Synchronous on purpose: a task folder holds a few dozen folders, and each awaited
+   * readdir is a thread-pool round trip plus promise work that cost more CPU than the system call
+   * (profile of the whole-corpus audit, bench/RESULTS.md "Audit at scale"); the file count bounds it.
+   */
+  listSync(): string[] {
     const out = new Set<string>();
-    const walk = async (rel: string, depth: number): Promise<void> => {
+    const walk = (rel: string, depth: number): void => {
       if (depth > FILE_LIMITS.maxDepth || out.size >= FILE_LIMITS.maxFiles) return;
       let entries;
       try {
-        entries = await fs.readdir(rel ? this.abs(rel) : this.dir, { withFileTypes: true });
+        entries = fsSync.readdirSync(rel ? this.abs(rel) : this.dir, { withFileTypes: true });
       } catch {
         return;
       }
@@ -76,13 +87,13 @@ export class TaskFiles {
         if (out.size >= FILE_LIMITS.maxFiles) return;
         const child = rel ? `${rel}/${e.name}` : e.name;
         if (e.isDirectory()) {
-          if (!SKIPPED_FOLDERS.has(e.name)) await walk(child, depth + 1);
+          if (!SKIPPED_FOLDERS.has(e.name)) walk(child, depth + 1);
         } else {
           out.add(child);
         }
       }
     };
-    await walk('', 0);
+    walk('', 0);
     for (const abs of this.overlay.keys()) {
       const rel = path.relative(this.dir, abs);
       if (rel && !rel.startsWith('..') && !path.isAbsolute(rel)) out.add(rel.split(path.sep).join('/'));
