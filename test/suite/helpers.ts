@@ -34,10 +34,10 @@ export function codeOf(d: vscode.Diagnostic): string | undefined {
 }
 
 /** Waits (polling) until `check` holds; the deadline only bounds a hang, it is not what is tested. */
-export async function until(what: string, check: () => boolean, deadlineMs = 45_000): Promise<void> {
+export async function until(what: string, check: () => boolean, deadlineMs = 45_000, detail?: () => string): Promise<void> {
   const end = Date.now() + deadlineMs;
   while (!check()) {
-    if (Date.now() > end) assert.fail(`gave up waiting: ${what}`);
+    if (Date.now() > end) assert.fail(`gave up waiting: ${what}${detail ? ` (${detail()})` : ''}`);
     await new Promise((r) => setTimeout(r, 50));
   }
 }

@@ -75,12 +75,13 @@ describe('Sandbox: Validate Task', () => {
     assert.equal(finding.severity, vscode.DiagnosticSeverity.Error);
     assert.match(finding.message, /without a solution/);
     // The light bulb offers Fix with Claude on the dynamic finding too; its fix is checked by validating again.
-    await vscode.workspace.openTextDocument(testSh); // code actions are asked of an open document
+    await vscode.window.showTextDocument(testSh); // code actions are asked of an open document
     const actions = await vscode.commands.executeCommand<vscode.CodeAction[]>('vscode.executeCodeActionProvider', testSh, finding.range, vscode.CodeActionKind.QuickFix.value);
     const fixAction = actions.find((x) => x.title === 'Fix with Claude: nop-passes');
     assert.ok(fixAction?.command, `Fix with Claude on the sandbox diagnostic (got: ${actions.map((x) => x.title).join('; ')})`);
     const [fixDir, fixFinding] = fixAction.command.arguments as [string, { rule: string; source: string; file: string }];
     assert.deepEqual([fixDir, fixFinding.rule, fixFinding.source, fixFinding.file], [dir, 'nop-passes', 'validate', 'tests/test.sh']);
+    await vscode.commands.executeCommand('workbench.action.closeAllEditors');
     // Dynamic findings stay on this task's files.
     for (const [uri] of sandboxDiagnostics()) assert.ok(uri.fsPath.startsWith(dir + path.sep), `sandbox diagnostic outside the task: ${uri.fsPath}`);
 
