@@ -1,7 +1,11 @@
 import json
 import subprocess
+import sys
 
 SCRIPT = "/app/merge.py"
+# The interpreter running the tests, by absolute path: a "python3" the agent puts earlier on PATH could
+# print a fake pytest summary that TB1's parser would read from the captured output.
+PYTHON = sys.executable
 
 
 def run(tmp_path, *layers):
@@ -10,7 +14,7 @@ def run(tmp_path, *layers):
         p = tmp_path / f"layer{i}.json"
         p.write_text(layer if isinstance(layer, str) else json.dumps(layer))
         paths.append(str(p))
-    return subprocess.run(["python3", SCRIPT, *paths], capture_output=True, text=True, timeout=20)
+    return subprocess.run([PYTHON, SCRIPT, *paths], capture_output=True, text=True, timeout=20)
 
 
 def merged(tmp_path, *layers):
@@ -48,4 +52,4 @@ def test_layers_apply_left_to_right(tmp_path):
 def test_invalid_input_exits_1(tmp_path):
     assert run(tmp_path, {"a": 1}, "[1, 2]").returncode == 1
     assert run(tmp_path, "{not json").returncode == 1
-    assert subprocess.run(["python3", SCRIPT, str(tmp_path / "missing.json")], capture_output=True).returncode == 1
+    assert subprocess.run([PYTHON, SCRIPT, str(tmp_path / "missing.json")], capture_output=True).returncode == 1
