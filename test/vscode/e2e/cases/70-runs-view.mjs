@@ -8,6 +8,7 @@
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { REPO_ROOT } from '../../lib/paths.mjs';
+import { pickColorTheme, until, workbenchThemeKind as themeKind } from '../../lib/e2e.mjs';
 
 const FIXTURE = path.join(REPO_ROOT, 'test/fixtures/band/workspace');
 
@@ -20,43 +21,18 @@ function names(manifest) {
   return { container: container.title, runs: runs.name, tasks: tasks.name };
 }
 
-async function until(what, fn, timeout = 30_000) {
-  const end = Date.now() + timeout;
-  let last;
-  for (;;) {
-    last = await fn();
-    if (last.ok) return last.value;
-    if (Date.now() > end) throw new Error(`${what}: still ${JSON.stringify(last.value)} after ${timeout / 1000}s`);
-    await new Promise((r) => setTimeout(r, 250));
-  }
-}
-
-/** F1 → "Preferences: Color Theme" → the theme named `name`. */
-async function setTheme(page, name) {
-  const input = page.locator('.quick-input-widget input.input');
-  await page.keyboard.press('Escape');
-  await page.keyboard.press('F1');
-  await input.waitFor();
-  await input.fill('>Preferences: Color Theme');
-  await page.locator('.quick-input-list .monaco-list-row[aria-label^="Preferences: Color Theme"]').first().click();
-  await page.locator('.quick-input-list .monaco-list-row', { hasText: 'Modern' }).first().waitFor({ timeout: 20_000 });
-  await input.fill(name);
-  await page.locator('.quick-input-list .monaco-list-row', { hasText: name }).first().click();
-  await page.locator('.quick-input-widget').waitFor({ state: 'hidden', timeout: 20_000 });
-  await page.waitForTimeout(400);
-}
-
-async function themeKind(page) {
-  const cls = (await page.locator('.monaco-workbench').getAttribute('class')) ?? '';
-  return /\bvs-dark\b/.test(cls) ? 'dark' : /\bvs\b/.test(cls) ? 'light' : cls;
-}
-
 /** Clicks the Runs view row labelled `label` (expanding it) and waits for rows below it. */
 async function expand(pane, label) {
   const row = pane.locator('.monaco-list-row', { has: pane.page().locator('.label-name', { hasText: new RegExp(`^${label.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`) }) }).first();
   await row.waitFor({ timeout: 20_000 });
   if ((await row.getAttribute('aria-expanded')) !== 'true') await row.click();
   await pane.page().waitForTimeout(300);
+}
+
+/** The theme named `name`, then a moment for the workbench to repaint. */
+async function setTheme(page, name) {
+  await pickColorTheme(page, name);
+  await page.waitForTimeout(400);
 }
 
 export default [

@@ -9,6 +9,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { REPO_ROOT } from '../../lib/paths.mjs';
+import { pickColorTheme, until } from '../../lib/e2e.mjs';
 
 const RUN = path.join(REPO_ROOT, 'test/fixtures/trials/runs/run-1');
 
@@ -21,29 +22,9 @@ function names(manifest) {
   return { container: container.title, runs: runs.name, tasks: tasks.name };
 }
 
-async function until(what, fn, timeout = 30_000) {
-  const end = Date.now() + timeout;
-  let last;
-  for (;;) {
-    last = await fn();
-    if (last.ok) return last.value;
-    if (Date.now() > end) throw new Error(`${what}: still ${JSON.stringify(last.value)} after ${timeout / 1000}s`);
-    await new Promise((r) => setTimeout(r, 250));
-  }
-}
-
 async function setTheme(page, wv, kind) {
   const name = kind === 'dark' ? 'Dark Modern' : 'Light Modern';
-  const input = page.locator('.quick-input-widget input.input');
-  await page.keyboard.press('Escape');
-  await page.keyboard.press('F1');
-  await input.waitFor();
-  await input.fill('>Preferences: Color Theme');
-  await page.locator('.quick-input-list .monaco-list-row[aria-label^="Preferences: Color Theme"]').first().click();
-  await page.locator('.quick-input-list .monaco-list-row', { hasText: 'Modern' }).first().waitFor({ timeout: 20_000 });
-  await input.fill(name);
-  await page.locator('.quick-input-list .monaco-list-row', { hasText: name }).first().click();
-  await page.locator('.quick-input-widget').waitFor({ state: 'hidden', timeout: 20_000 });
+  await pickColorTheme(page, name);
   await wv.locator(`body.vscode-${kind}`).waitFor({ timeout: 20_000 });
   await page.waitForTimeout(400);
 }
