@@ -73,3 +73,28 @@ export function writeHarborJob(jobsDir: string, job: string, model: string, roll
   }
 }
 
+
+/** The workspace's results store (`.taskwright/runs`) and the run folders in it. */
+export const workspaceRunsDir = (): string => path.join(workspaceDir(), '.taskwright', 'runs');
+export const listWorkspaceRuns = (): string[] => (fs.existsSync(workspaceRunsDir()) ? fs.readdirSync(workspaceRunsDir()) : []);
+
+/**
+ * Hooks for a suite that validates in Docker: `taskwright.sandbox.runs` is 1 while it runs (one nop
+ * and one oracle run keep it short; the user-level value is restored after), and the run folders it
+ * wrote are removed at the end. `runsBefore` holds the runs that existed when it started.
+ */
+export function oneRunPerAgent(): { readonly runsBefore: ReadonlySet<string> } {
+  const config = (): vscode.WorkspaceConfiguration => vscode.workspace.getConfiguration('taskwright');
+  const state = { runsBefore: new Set<string>() as ReadonlySet<string> };
+  let saved: number | undefined;
+  before(async () => {
+    state.runsBefore = new Set(listWorkspaceRuns());
+    saved = config().inspect<number>('sandbox.runs')?.globalValue;
+    await config().update('sandbox.runs', 1, vscode.ConfigurationTarget.Global);
+  });
+  after(async () => {
+    await config().update('sandbox.runs', saved, vscode.ConfigurationTarget.Global);
+    for (const id of listWorkspaceRuns().filter((r) => !state.runsBefore.has(r))) fs.rmSync(path.join(workspaceRunsDir(), id), { recursive: true, force: true });
+  });
+  return state;
+}

@@ -7,14 +7,14 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import * as vscode from 'vscode';
-import { api, workspaceDir, codeOf, until } from './helpers';
+import { api, workspaceDir, codeOf, listWorkspaceRuns, oneRunPerAgent, until, workspaceRunsDir } from './helpers';
 
 /** The diagnostic source of dynamic (sandbox) findings, as documented for users. */
 const SANDBOX_SOURCE = 'taskwright sandbox';
 const TASK = 'fix-service-config';
 
-const runsDir = (): string => path.join(workspaceDir(), '.taskwright', 'runs');
-const listRuns = (): string[] => (fs.existsSync(runsDir()) ? fs.readdirSync(runsDir()) : []);
+const runsDir = workspaceRunsDir;
+const listRuns = listWorkspaceRuns;
 
 function sandboxDiagnostics(): [vscode.Uri, vscode.Diagnostic[]][] {
   return vscode.languages.getDiagnostics()
@@ -24,21 +24,7 @@ function sandboxDiagnostics(): [vscode.Uri, vscode.Diagnostic[]][] {
 
 describe('Sandbox: Validate Task', () => {
   const config = (): vscode.WorkspaceConfiguration => vscode.workspace.getConfiguration('taskwright');
-  let runsBefore: Set<string>;
-  let savedRuns: number | undefined;
-
-  before(async () => {
-    runsBefore = new Set(listRuns());
-    savedRuns = config().inspect<number>('sandbox.runs')?.globalValue;
-    // One nop and one oracle run keep the test short; the user-level setting is restored after.
-    await config().update('sandbox.runs', 1, vscode.ConfigurationTarget.Global);
-  });
-
-  after(async () => {
-    await config().update('sandbox.runs', savedRuns, vscode.ConfigurationTarget.Global);
-    // The validation's results folder is the workspace's `.taskwright/runs/<id>`; remove what this test wrote.
-    for (const id of listRuns().filter((r) => !runsBefore.has(r))) fs.rmSync(path.join(runsDir(), id), { recursive: true, force: true });
-  });
+  const runs = oneRunPerAgent();
 
   it('reports nop-passes on the task\'s tests/test.sh when a null agent earns reward', async function () {
     this.timeout(10 * 60_000);
@@ -95,7 +81,7 @@ describe('Sandbox: Validate Task', () => {
     if (fs.existsSync(docs)) assert.equal(typeof finding.code === 'object' ? finding.code.target.fsPath : undefined, docs);
 
     // Every trial container was force-removed.
-    const created = listRuns().filter((r) => !runsBefore.has(r));
+    const created = listRuns().filter((r) => !runs.runsBefore.has(r));
     assert.equal(created.length, 1, `expected one new validation run folder, got ${created.join(', ') || 'none'}`);
     // The verdicts are kept beside the trials, so a reload shows them again.
     const stored = JSON.parse(fs.readFileSync(path.join(runsDir(), created[0]!, 'validation.json'), 'utf8')) as { tasks: { id: string; verdict: string; findings: { rule: string }[] }[] };

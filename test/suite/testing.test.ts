@@ -9,28 +9,16 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import * as vscode from 'vscode';
-import { api, exampleUri, until, workspaceDir } from './helpers';
+import { api, exampleUri, listWorkspaceRuns, oneRunPerAgent, until, workspaceDir, workspaceRunsDir } from './helpers';
 
 const TASK = 'fix-service-config';
-const runsDir = (): string => path.join(workspaceDir(), '.taskwright', 'runs');
-const listRuns = (): string[] => (fs.existsSync(runsDir()) ? fs.readdirSync(runsDir()) : []);
+const runsDir = workspaceRunsDir;
+const listRuns = listWorkspaceRuns;
 const containersOf = (run: string): string => execFileSync('docker', ['ps', '-aq', '--filter', `label=taskwright.run=${run}`], { encoding: 'utf8' }).trim();
 
 describe('Testing view: tasks as tests', () => {
   const config = (): vscode.WorkspaceConfiguration => vscode.workspace.getConfiguration('taskwright');
-  let runsBefore: Set<string>;
-  let savedRuns: number | undefined;
-
-  before(async () => {
-    runsBefore = new Set(listRuns());
-    savedRuns = config().inspect<number>('sandbox.runs')?.globalValue;
-    await config().update('sandbox.runs', 1, vscode.ConfigurationTarget.Global);
-  });
-
-  after(async () => {
-    await config().update('sandbox.runs', savedRuns, vscode.ConfigurationTarget.Global);
-    for (const id of listRuns().filter((r) => !runsBefore.has(r))) fs.rmSync(path.join(runsDir(), id), { recursive: true, force: true });
-  });
+  oneRunPerAgent();
 
   it('lists datasets and tasks from the task index, with the four run profiles', async () => {
     const a = await api();
