@@ -256,6 +256,7 @@ void describe('engine pool (engine doubles)', () => {
     const rs = await new TrialRunner({ runtime: pool }, s).runJob({ task, taskPath: 'harbor-valid', agent: new NopAgent(), attempt: 1 }, { concurrency: 1, retries: 0, retryBaseMs: 1 });
     assert.deepEqual(rs.map((r) => r.record.outcome), ['infra-error', 'passed']);
     assert.deepEqual(rs.map((r) => r.record.try), [1, 2]);
+    assert.deepEqual(rs.map((r) => r.record.engine), ['b', 'a'], 'each try records the engine it ran on');
     assert.equal(rs[0]?.record.infra?.kind, 'engine-unreachable');
     assert.deepEqual(readRun(s.dir).trials.map((t) => t.outcome), ['infra-error', 'passed']);
     assert.deepEqual(pool.stats().map((x) => [x.endpoint, x.started, x.drained !== undefined]), [['b', 1, true], ['a', 1, false]]);

@@ -6,6 +6,7 @@ import { DEFAULT_MAX_INFRA_RATE, describeInfraRate, infraRate } from '../../core
 import { newRunId, readTrialsFile, RunStore, TRIALS_FILE } from '../../core/results/store';
 import { DEFAULT_TIMEOUT_POLICY, TIMEOUT_POLICIES, type TimeoutPolicy } from '../../core/results/timeoutPolicy';
 import type { TrialRecord } from '../../core/results/trial';
+import { taskDigests } from '../../core/results/taskDigest';
 import { ResumeError, type ResumeSession } from '../../core/sandbox/resume';
 import { countOutcomes, TrialRunner, type TrialJob } from '../../core/sandbox/runner';
 import type { ContainerRuntime } from '../../core/sandbox/runtime';
@@ -63,6 +64,7 @@ async function freshRun(args: ParsedArgs, io: CliIo, runtime: ContainerRuntime, 
     id: newRunId(agent.spec.replace(/[^A-Za-z0-9]+/g, '-').slice(0, 24)), kind: 'run', agent: agent.spec,
     ...(agent.model ? { model: agent.model } : {}), ...(checkpoint ? { checkpoint } : {}),
     tasks: targets.map((t) => t.path), attempts, concurrency, retries, timeoutPolicy, maxInfraRate, cwd: io.cwd,
+    taskDigests: taskDigests(targets.map((t) => ({ path: t.path, dir: t.task.dir }))),
     startedAt: new Date().toISOString(), endpoint: runtime.endpoint, pid: process.pid,
   });
   const jobs: TrialJob[] = [];
@@ -83,10 +85,16 @@ async function resumedRun(args: ParsedArgs, io: CliIo, runtime: ContainerRuntime
     session.recovered ? `recorded ${session.recovered} verdict(s) it wrote to trial folders only` : '',
   ].filter(Boolean);
   if (tidy.length) io.err(`taskwright: resuming ${params.id}: ${tidy.join('; ')}`);
+  if (prepared.changed.length) io.err(`taskwright: resuming ${params.id} although ${prepared.changed.length} task(s) changed since it started (${prepared.changed.join(', ')}); recorded in run.json`);
   const why = Object.entries(plan.byReason).filter(([, n]) => n > 0).map(([k, n]) => `${n} ${k}`).join(', ');
   io.err(`taskwright: resuming ${params.id}: ${plan.done} of ${plan.planned} attempt(s) already have an outcome and are kept; ${plan.remaining.length} to run${why ? ` (${why})` : ''} with ${agent.spec}; results in ${rel}`);
   try {
-    if (jobs.length) session.store.beginResume({ startedAt: new Date().toISOString(), pid: process.pid, remaining: jobs.length });
+    if (jobs.length) {
+      session.store.beginResume({
+        startedAt: new Date().toISOString(), pid: process.pid, remaining: jobs.length,
+        ...(prepared.changed.length ? { changedTasks: prepared.changed } : {}),
+      }, prepared.changed.length ? prepared.changedDigests : undefined);
+    }
   } catch (e) {
     session.release();
     throw e;
@@ -105,7 +113,7 @@ export const runCommand: CliCommand = {
   usage: [
     'taskwright run PATH... --agent SPEC [--attempts N] [--concurrency C] [--retries R] [--timeout-policy fail|verifier]',
     '               [--max-infra-rate R] [--json] [--checkpoint LABEL] [--results DIR] [--verbose]',
-    'taskwright run --resume RUN [--concurrency C] [--results DIR] [--json] [--verbose]   (C defaults to the run\'s)',
+    'taskwright run --resume RUN [--allow-changed-tasks] [--concurrency C] [--results DIR] [--json] [--verbose]   (C defaults to the run\'s)',
     '',
     '  --agent SPEC      oracle | nop (policy agents: see the README)',
     '  --attempts N      attempts per task (default 1)',
@@ -117,6 +125,8 @@ export const runCommand: CliCommand = {
     `  --max-infra-rate  share of attempts that may end in infrastructure errors before the exit status is 1 (default ${DEFAULT_MAX_INFRA_RATE})`,
     '  --resume RUN      a run folder or run id: run only its attempts that are missing, cancelled or ended in',
     '                    infrastructure errors, with its own options (run.json); a differing option is an error',
+    '  --allow-changed-tasks  resume although tasks were edited since the run started (refused otherwise: old and',
+    '                    new attempts would count as one task\'s); recorded in run.json',
     '  --checkpoint L    label the trials with a training checkpoint',
     '  --results DIR     results store (default .taskwright/runs)',
     '  --json            print the trial records as JSON',
@@ -130,6 +140,7 @@ export const runCommand: CliCommand = {
     agent: { type: 'string' }, attempts: { type: 'string' }, concurrency: { type: 'string' }, retries: { type: 'string' },
     json: { type: 'boolean' }, engine: { type: 'string', multiple: true }, checkpoint: { type: 'string' }, results: { type: 'string' }, verbose: { type: 'boolean' },
     'timeout-policy': { type: 'string' }, 'max-infra-rate': { type: 'string' }, resume: { type: 'string' },
+    'allow-changed-tasks': { type: 'boolean' },
   },
   async run(args: ParsedArgs, io: CliIo): Promise<number> {
     const resultsDir = resultsDirOf(args, io);

@@ -6,7 +6,7 @@ import { DEFAULT_TIMEOUT_POLICY } from '../../core/results/timeoutPolicy';
 import type { ContainerRuntime } from '../../core/sandbox/runtime';
 import { loadRunTasks, openForResume, resolveRunDir, resumableParameters, resumeJobs, type ResumeSession } from '../../core/sandbox/resume';
 import type { TrialJob } from '../../core/sandbox/runner';
-import { stringOpt, UsageError, type CliIo, type ParsedArgs } from '../command';
+import { boolOpt, stringOpt, UsageError, type CliIo, type ParsedArgs } from '../command';
 import { resolveTargets } from './validate';
 
 /**
@@ -19,6 +19,9 @@ export interface ResumedRun {
   readonly session: ResumeSession;
   readonly agent: Agent;
   readonly jobs: readonly TrialJob[];
+  /** Tasks edited since the run started, resumed because of `--allow-changed-tasks`, and their digests now. */
+  readonly changed: readonly string[];
+  readonly changedDigests: Readonly<Record<string, string>>;
 }
 
 const SEMANTIC_FLAGS: readonly { readonly flag: string; readonly of: (p: ResumeSession['params']) => string | undefined }[] = [
@@ -61,7 +64,7 @@ export async function prepareResume(args: ParsedArgs, io: CliIo, runtime: Contai
   const params = resumableParameters(dir);
   // Checked before anything is touched: a refused resume leaves the run folder as it was.
   await checkConflicts(args, io, params);
-  const tasks = await loadRunTasks(params, io.cwd);
+  const { tasks, changed, changedDigests } = await loadRunTasks(params, io.cwd, boolOpt(args, 'allow-changed-tasks'));
   if (!(await engineReady())) return undefined;
   let session: ResumeSession | undefined;
   try {
@@ -74,7 +77,7 @@ export async function prepareResume(args: ParsedArgs, io: CliIo, runtime: Contai
       throw e;
     }
     const jobs = resumeJobs(session.plan, tasks, agent);
-    return { session, agent, jobs };
+    return { session, agent, jobs, changed, changedDigests };
   } catch (e) {
     session?.release();
     throw e;

@@ -33,6 +33,8 @@ export interface RunParameters {
   readonly cwd?: string;
   /** Each `run --resume` of this run: when, by which process, and how many attempts it had left. */
   readonly resumes?: readonly RunResume[];
+  /** Each task's folder digest when the run started (`taskDigest.ts`): a resume tells an edited task from the one measured. */
+  readonly taskDigests?: Readonly<Record<string, string>>;
 }
 
 export interface RunResume {
@@ -40,6 +42,8 @@ export interface RunResume {
   readonly pid: number;
   readonly remaining: number;
   readonly finishedAt?: string;
+  /** Tasks edited since the run started that the user chose to resume anyway (`--allow-changed-tasks`). */
+  readonly changedTasks?: readonly string[];
 }
 
 export const TRIALS_FILE = 'trials.jsonl';
@@ -143,9 +147,11 @@ export class RunStore {
    * Marks the run live again for a resume: `finishedAt` and the counts go (readers take the run for
    * one still going), and the resume is listed. The original parameters stay as they were.
    */
-  beginResume(resume: RunResume): void {
+  /** Records a resume; `taskDigests` replaces the recorded digests of tasks resumed although edited (the next resume compares with these). */
+  beginResume(resume: RunResume, taskDigests?: Readonly<Record<string, string>>): void {
     const { finishedAt: _f, counts: _c, ...rest } = this.params;
-    this.params = { ...rest, resumes: [...(this.params.resumes ?? []), resume] };
+    const digests = taskDigests && this.params.taskDigests ? { taskDigests: { ...this.params.taskDigests, ...taskDigests } } : {};
+    this.params = { ...rest, ...digests, resumes: [...(this.params.resumes ?? []), resume] };
     writeJsonAtomic(path.join(this.dir, RUN_FILE), this.params);
   }
 

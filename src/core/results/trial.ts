@@ -81,6 +81,8 @@ export interface TrialRecord {
   readonly timeoutPolicy?: TimeoutPolicy;
   /** The agent's phase hit the task's agent timeout (under `verifier`, the outcome is the verifier's). */
   readonly agentTimedOut?: boolean;
+  /** The engine the trial's container ran on (its endpoint; one engine of a pool); absent when none started. */
+  readonly engine?: string;
   /** Written from the trial's own `record.json` after the process died between verdict and record. */
   readonly recovered?: boolean;
 }

@@ -7,6 +7,7 @@ import type { Task } from '../model/task';
 import { remainingAttempts, type AttemptsPlan } from '../results/attempts';
 import { unrecordedTrials } from '../results/recover';
 import { readTrialsFile, RUN_FILE, RunStore, TRIALS_FILE, type RunParameters } from '../results/store';
+import { changedTasks, taskDigest } from '../results/taskDigest';
 import { leaseOwner, leaseState, RunLease, type LeaseState } from './lease';
 import { pidAlive } from './reaper';
 import type { TrialJob } from './runner';
@@ -134,21 +135,39 @@ export async function openForResume(runtime: ContainerRuntime, runDir: string, d
   }
 }
 
+/** A run's tasks as loaded for a resume, and those edited since the run started. */
+export interface RunTasks {
+  readonly tasks: Map<string, Task>;
+  /** Task paths whose folder digest differs from run.json's (empty for runs that recorded none). */
+  readonly changed: readonly string[];
+  /** The changed tasks' digests now, for `RunStore.beginResume`. */
+  readonly changedDigests: Readonly<Record<string, string>>;
+}
+
 /**
  * The run's tasks, loaded from where the run found them (run.json `cwd`, else `cwd`) and keyed by the
- * path exactly as its records have it, so resumed attempts count together with the old ones.
+ * path exactly as its records have it, so resumed attempts count together with the old ones. A task
+ * edited since the run started is refused unless `allowChanged`: its old and new attempts would be
+ * counted as one task's, and the band would measure neither version.
  */
-export async function loadRunTasks(params: RunParameters, cwd: string): Promise<Map<string, Task>> {
+export async function loadRunTasks(params: RunParameters, cwd: string, allowChanged = false): Promise<RunTasks> {
   const base = params.cwd ?? cwd;
   const tasks = new Map<string, Task>();
+  const digests = new Map<string, string>();
   for (const rel of params.tasks) {
     const abs = path.resolve(base, rel);
     if (!fs.existsSync(abs) || (await detectFormat(abs)) === undefined) {
       throw new ResumeError(`task ${rel} of run ${params.id} is gone (looked in ${abs}); the run cannot be resumed`);
     }
     tasks.set(rel, await loadTask(abs));
+    if (params.taskDigests?.[rel] !== undefined) digests.set(rel, taskDigest(abs));
   }
-  return tasks;
+  const changed = changedTasks(params.taskDigests, digests);
+  if (changed.length && !allowChanged) {
+    const names = `${changed.slice(0, 3).join(', ')}${changed.length > 3 ? `, … (${changed.length} in all)` : ''}`;
+    throw new ResumeError(`${changed.length} task(s) of run ${params.id} changed since it started (${names}): their new attempts would be counted with attempts of the old version. Start a new run, or resume anyway with --allow-changed-tasks (recorded in run.json)`);
+  }
+  return { tasks, changed, changedDigests: Object.fromEntries(changed.map((rel) => [rel, digests.get(rel) as string])) };
 }
 
 /** One job per remaining attempt, its tries numbered after the recorded ones. */

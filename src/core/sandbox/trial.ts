@@ -112,6 +112,8 @@ export async function runTrial(ctx: TrialContext, req: TrialRequest): Promise<Tr
   let retryable = false;
   let imageBuilt = false;
   let containerId: string | undefined;
+  /** Where the trial's container ran (one engine of a pool), for the record. */
+  let engine: string | undefined;
   let removed = false;
   let phase: TrialPhase | 'setup' = 'setup';
   /** OOM kills the engine reported while the verifier ran (undefined: not watched). */
@@ -160,6 +162,7 @@ export async function runTrial(ctx: TrialContext, req: TrialRequest): Promise<Tr
       networkMode: 'none',
     }, trialCtl.signal);
     startedLocal = Date.now();
+    engine = runtime.endpointOf?.(containerId) ?? runtime.endpoint;
     // The harness's folders, as an archive (no process to start): before the agent's first command,
     // or, for an agent that never touches the container, together with the tests.
     const cid = containerId;
@@ -385,6 +388,7 @@ export async function runTrial(ctx: TrialContext, req: TrialRequest): Promise<Tr
       ...(agentResult?.steps !== undefined ? { steps: agentResult.steps } : {}),
       timeoutPolicy,
       ...(facts.agentTimedOut ? { agentTimedOut: true } : {}),
+      ...(engine ? { engine } : {}),
     };
     return { record, verdict, imageBuilt, retryable: c.outcome === 'infra-error' && retryable };
   }

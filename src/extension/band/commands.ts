@@ -12,6 +12,7 @@ import { sandboxOf } from '../sandbox/sandboxService';
 import { bandOf, modelKey, SECRET_NAMES } from './bandService';
 import { makeAgent } from './agents';
 import { resumeRun } from './resumeRun';
+import { taskDigests } from '../../core/results/taskDigest';
 
 const LAST_SPEC_KEY = 'taskwright.band.lastAgentSpec';
 
@@ -71,6 +72,7 @@ export const runPolicy: CommandSpec = {
         const store = RunStore.create(resultsDir, {
           id: newRunId(agent.spec.replace(/[^A-Za-z0-9]+/g, '-').slice(0, 24)), kind: 'run', agent: agent.spec,
           ...(agent.model ? { model: agent.model } : {}), tasks: tasks.map((t) => vscode.workspace.asRelativePath(t.dir, false)),
+          taskDigests: taskDigests(tasks.map((t) => ({ path: vscode.workspace.asRelativePath(t.dir, false), dir: t.dir }))),
           attempts, concurrency, retries: 2, startedAt: new Date().toISOString(), endpoint: runtime.endpoint, pid: process.pid,
           // The task paths are relative to the workspace folder: a resume finds them from there.
           ...(folder ? { cwd: folder.uri.fsPath } : {}),

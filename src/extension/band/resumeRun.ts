@@ -4,7 +4,7 @@ import { remainingAttempts } from '../../core/results/attempts';
 import { DEFAULT_MAX_INFRA_RATE, describeInfraRate, infraRate, type InfraRate } from '../../core/results/infraRate';
 import { defaultResultsDir, listRuns, readRun, readTrialsFile, TRIALS_FILE } from '../../core/results/store';
 import type { TrialRecord } from '../../core/results/trial';
-import { DockerodeRuntime } from '../../core/sandbox/dockerRuntime';
+import { enginesFromSettings, reportEngines } from '../sandbox/engines';
 import { loadRunTasks, openForResume, resumableParameters, resumeJobs } from '../../core/sandbox/resume';
 import { countOutcomes, TrialRunner } from '../../core/sandbox/runner';
 import type { CommandSpec } from '../commands/command';
@@ -63,22 +63,36 @@ export const resumeRun: CommandSpec = {
     const dir = runDir;
     const params = resumableParameters(dir);
     const folder = vscode.workspace.getWorkspaceFolder(vscode.Uri.file(dir))?.uri.fsPath ?? path.resolve(dir, '../../..');
-    const tasks = await loadRunTasks(params, folder);
+    const loaded = await loadRunTasks(params, folder, true);
+    if (loaded.changed.length) {
+      const go = 'Resume Anyway';
+      const pick = await vscode.window.showWarningMessage(
+        `Taskwright: ${loaded.changed.length} task(s) of ${params.id} changed since the run started (${loaded.changed.slice(0, 3).join(', ')}${loaded.changed.length > 3 ? ', …' : ''}). Their new attempts would be counted with attempts of the old version.`,
+        { modal: true, detail: 'Start a new run to measure the edited tasks on their own; resuming anyway is recorded in run.json.' }, go);
+      if (pick !== go) return undefined;
+    }
+    const tasks = loaded.tasks;
     const agent = await makeAgent(ctx, params.agent as string);
-    const concurrency = vscode.workspace.getConfiguration('taskwright').get<number>('sandbox.concurrency') ?? 2;
+    const perEngine = vscode.workspace.getConfiguration('taskwright').get<number>('sandbox.concurrency') ?? 2;
     const out = sandboxOf(ctx).output;
     return vscode.window.withProgress({
       location: vscode.ProgressLocation.Notification, title: `Taskwright: resuming ${params.id}`, cancellable: true,
     }, async (progress, token) => {
       const ctl = new AbortController();
       const sub = token.onCancellationRequested(() => ctl.abort(new Error('cancelled')));
-      const runtime = new DockerodeRuntime();
+      // The engines of the user's settings, as for Run Policy… (a pool when several are set).
+      const engines = enginesFromSettings(perEngine, (l) => out.warn(l));
+      const { runtime, concurrency } = engines;
       await runtime.ping(ctl.signal);
       const session = await openForResume(runtime, dir);
       try {
         const jobs = resumeJobs(session.plan, tasks, agent);
         out.info(`resuming ${params.id}: ${session.plan.done} of ${session.plan.planned} attempt(s) kept, ${jobs.length} to run with ${agent.spec}`);
-        if (jobs.length) session.store.beginResume({ startedAt: new Date().toISOString(), pid: process.pid, remaining: jobs.length });
+        if (jobs.length) {
+          session.store.beginResume({
+            startedAt: new Date().toISOString(), pid: process.pid, remaining: jobs.length, ...(loaded.changed.length ? { changedTasks: loaded.changed } : {}),
+          }, loaded.changed.length ? loaded.changedDigests : undefined);
+        }
         let done = 0;
         const results = jobs.length ? await new TrialRunner({ runtime }, session.store).runAll(jobs, {
           concurrency, retries: params.retries, signal: ctl.signal, ...(params.timeoutPolicy ? { timeoutPolicy: params.timeoutPolicy } : {}),
@@ -101,6 +115,7 @@ export const resumeRun: CommandSpec = {
       } finally {
         session.release();
         sub.dispose();
+        await reportEngines(engines, (l) => out.info(l));
         bandOf(ctx).refresh();
       }
     });
