@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // `npm test` runs every tier and fails if any fails; `npm run test:<tier>` runs one.
-// Tiers: unit (plain Node, the core and CLI), integration (real Docker Engine; names carry
+// Tiers: static (tsc and eslint), unit (plain Node, the core and CLI), integration (real Docker Engine; names carry
 // "(integration)"), vscode (the mocha suite inside a real VS Code extension host), e2e (the
 // packaged VSIX in a real VS Code driven by a real browser). A tier whose prerequisite is missing
 // fails with a message that says how to get it: it never passes silently.
@@ -53,6 +53,8 @@ function engine(label) {
 }
 
 const tiers = {
+  // Types and lint are part of the test run: a lint error caught only by an editor is caught by nobody.
+  static: () => run(process.execPath, ['node_modules/typescript/bin/tsc', '--noEmit', '-p', '.']) || run(process.execPath, ['node_modules/typescript/bin/tsc', '--noEmit', '-p', 'webview']) || run(process.execPath, ['node_modules/eslint/bin/eslint.js', '.']),
   unit: () => nodeTests('unit', 'unit', 2, 120_000),
   integration: () => (engine('integration') ? nodeTests('integration', 'integration', 1, 600_000) : 1),
   // The suite validates an example task in Docker (test/suite/sandbox.test.ts).
@@ -60,7 +62,7 @@ const tiers = {
   e2e: () => run('bash', ['test/vscode/run.sh', 'e2e']),
 };
 
-const order = tier === 'all' ? ['unit', 'integration', 'vscode', 'e2e'] : [tier];
+const order = tier === 'all' ? ['static', 'unit', 'integration', 'vscode', 'e2e'] : [tier];
 if (!order.every((t) => t in tiers)) { console.error(`usage: test.mjs [all|${Object.keys(tiers).join('|')}]`); process.exit(2); }
 
 if (build() !== 0) { console.error('[test] build failed'); process.exit(1); }

@@ -16,7 +16,7 @@ export const testPathDisagrees: StaticRule = {
     if (!instr) return;
     const named = new Map<string, string[]>();
     // Any absolute file path (not only the usual roots: `/solution/out.json` counts).
-    const re = /(?<![\w$.\/:~}-])(\/[\w.@+-]+(?:\/[\w.@+-]+)*\.[A-Za-z0-9]{1,6})(?![\w\/])/g;
+    const re = /(?<![\w$./:~}-])(\/[\w.@+-]+(?:\/[\w.@+-]+)*\.[A-Za-z0-9]{1,6})(?![\w/])/g;
     for (let m = re.exec(instr); m; m = re.exec(instr)) {
       const p = m[1] ?? '';
       const list = named.get(path.posix.basename(p)) ?? [];
