@@ -123,6 +123,10 @@ void describe('fix: a change checked again before it is shown', () => {
     assert.match(changePathProblem(dir, '/etc/passwd') ?? '', /absolute/);
     assert.match(changePathProblem(dir, 'a/../../x') ?? '', /leaves the task folder/);
     assert.match(changePathProblem(dir, 'out/x.sh') ?? '', /through a link/);
+    // The same lexical checks as generation (one list, src/core/model/taskPath.ts).
+    assert.match(changePathProblem(dir, 'tests\\..\\..\\x') ?? '', /backslash/);
+    assert.match(changePathProblem(dir, '.git/config') ?? '', /writes into \.git, which is not part of the task/);
+    assert.match(changePathProblem(dir, 'tests//a') ?? '', /empty or '\.' segment/);
     assert.equal(unifiedDiff([{ file: 'n.txt', after: 'x\n' }]).split('\n').slice(0, 2).join('\n'), '--- /dev/null\n+++ b/n.txt');
   });
 });

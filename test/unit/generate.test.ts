@@ -61,7 +61,7 @@ void describe('generate: the model output schema and path safety', () => {
     const r = parseDraft(bad, 'harbor');
     assert.equal(r.draft, undefined);
     const text = r.problems.join('\n');
-    for (const needle of ["id 'Bad Id'", "'/etc/passwd' is absolute", "'tests/../../x' has an empty, '.' or '..' segment", 'backslash',
+    for (const needle of ["id 'Bad Id'", "'/etc/passwd' is absolute", "'tests/../../x' leaves the task folder", 'backslash',
       "'src/main.py' is outside the harbor layout", "'tests/test.sh' is given twice", "'tests/data' is both a file and a folder",
       'files[8] needs a string path', "required file 'instruction.md' is missing"]) assert.ok(text.includes(needle), `missing: ${needle}\n${text}`);
   });
@@ -231,7 +231,7 @@ void describe('generate: the pipeline against the wire-level server', () => {
     assert.equal(report.counts.accepted, 1);
     assert.deepEqual(report.tasks[0]?.failedGates, ['schema', 'schema']);
     assert.match(String((s.requests[1]!.body.messages as { content: unknown }[])[2]?.content), /did not call submit_task/);
-    assert.match(lastFeedback(s.requests[2]!), /'\.\.\/escape\.sh' has an empty, '\.' or '\.\.' segment/);
+    assert.match(lastFeedback(s.requests[2]!), /'\.\.\/escape\.sh' leaves the task folder/);
     assert.ok(!fs.existsSync(path.join(out, '..', 'escape.sh')));
   });
 

@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { createTwoFilesPatch } from 'diff';
+import { relativePathProblem } from '../model/taskPath';
 
 /** One file of a proposed fix: its text before (undefined: a new file) and after. */
 export interface FileChange {
@@ -13,11 +14,9 @@ export interface FileChange {
 
 /** Why a path the model proposed may not be written; undefined when it may. */
 export function changePathProblem(taskDir: string, file: string): string | undefined {
-  if (!file || file.includes('\0')) return `'${file}' is not a file name`;
-  if (path.isAbsolute(file) || /^[A-Za-z]:/.test(file)) return `'${file}' is absolute (paths are relative to the task folder)`;
-  const parts = file.split(/[\\/]+/);
-  if (parts.includes('..')) return `'${file}' leaves the task folder`;
-  if (parts[0] === '.git' || parts[0] === '.taskwright') return `'${file}' is not part of the task`;
+  const lexical = relativePathProblem(file);
+  if (lexical) return lexical;
+  const parts = file.split('/');
   // Never write through a link that leads out of the task folder (the nearest existing ancestor decides).
   const root = fs.realpathSync(taskDir);
   let probe = path.join(taskDir, ...parts);

@@ -1,5 +1,3 @@
-import fs from 'node:fs';
-import path from 'node:path';
 import type { Agent } from '../agents/agent';
 import { auditTask } from '../audit/index';
 import { classifyBand, DEFAULT_K } from '../band/classify';
@@ -10,16 +8,11 @@ import { newRunId, RunStore } from '../results/store';
 import type { TrialRecord } from '../results/trial';
 import { TrialRunner } from '../sandbox/runner';
 import type { ContainerRuntime } from '../sandbox/runtime';
-import type { CheckName, TaskValidation } from '../validate/types';
-import { validateTasks } from '../validate/validate';
+import type { CheckName } from '../validate/types';
+import { validateOne, type ValidationOutcome } from '../validate/validateOne';
 import type { GateFailure, GateName, GateProgress } from './types';
 
-/** Validation of one staged task plus the logs that explain a failed check. */
-export interface ValidationOutcome {
-  readonly validation: TaskValidation;
-  /** Trimmed-later build or verifier output for a failed check. */
-  readonly logs: Partial<Record<CheckName, string>>;
-}
+export type { ValidationOutcome } from '../validate/validateOne';
 
 export interface CalibrationOutcome {
   readonly band: Band;
@@ -51,46 +44,19 @@ export interface DockerGatesOptions {
   readonly onOutput?: (text: string) => void;
 }
 
-function readLog(file: string): string {
-  try { return fs.readFileSync(file, 'utf8'); } catch { return ''; }
-}
-
-function trialLogs(storeDir: string, r: TrialRecord | undefined): string {
-  if (!r) return '';
-  const dir = path.join(storeDir, r.logs);
-  return ['agent.log', 'verifier.stdout', 'verifier.stderr']
-    .map((f) => { const t = readLog(path.join(dir, f)).trim(); return t ? `== ${r.agent} ${f}\n${t}` : ''; })
-    .filter(Boolean).join('\n');
-}
-
 /** The real gates: the static audit, then build + validate (and optionally pass@2) in Docker. */
 export function dockerGates(o: DockerGatesOptions): Gates {
   return {
     audit: (task, signal) => auditTask(task, { signal }),
     async validate(task, signal, onProgress) {
-      const runs = o.runs ?? 2;
-      const store = RunStore.create(o.resultsDir, {
-        id: newRunId('generate-validate'), kind: 'validate', tasks: [task.dir], attempts: runs, concurrency: o.concurrency ?? 2,
-        retries: o.retries ?? 1, startedAt: new Date().toISOString(), pid: process.pid,
+      const outcome = await validateOne(task, {
+        runtime: o.runtime, resultsDir: o.resultsDir, label: 'generate-validate', signal,
+        ...(o.runs !== undefined ? { runs: o.runs } : {}), ...(o.retries !== undefined ? { retries: o.retries } : {}),
+        ...(o.retryBaseMs !== undefined ? { retryBaseMs: o.retryBaseMs } : {}), ...(o.concurrency !== undefined ? { concurrency: o.concurrency } : {}),
+        ...(o.onOutput ? { onOutput: o.onOutput } : {}), ...(onProgress ? { onProgress } : {}),
       });
-      try {
-        const [validation] = await validateTasks(o.runtime, store, [{ task, path: task.id }], {
-          runs, concurrency: o.concurrency ?? 2, retries: o.retries ?? 1, retryBaseMs: o.retryBaseMs, signal,
-          onOutput: o.onOutput, onProgress: (m, done, total) => onProgress?.(`${m} (${done}/${total})`),
-        });
-        if (!validation) throw new InfraGateError(`validation of ${task.id} returned nothing`);
-        const failedOf = (agent: string, passed: boolean): TrialRecord | undefined =>
-          validation.trials.find((t) => t.agent === agent && t.outcome !== 'infra-error' && (t.outcome === 'passed') === passed);
-        const logs: Partial<Record<CheckName, string>> = {
-          build: readLog(path.join(store.dir, 'builds', `${task.id}.log`)),
-          oracle: trialLogs(store.dir, failedOf('oracle', false)),
-          nop: trialLogs(store.dir, failedOf('nop', true)),
-        };
-        return { validation, logs };
-      } finally {
-        const counts: Record<string, number> = {};
-        store.finish(counts);
-      }
+      if (!outcome) throw new InfraGateError(`validation of ${task.id} returned nothing`);
+      return outcome;
     },
     ...(o.policy ? {
       async calibrate(task: Task, signal: AbortSignal, onProgress?: (message: string) => void): Promise<CalibrationOutcome> {

@@ -1,4 +1,5 @@
 import type { TaskFormat } from '../model/task';
+import { relativePathProblem } from '../model/taskPath';
 import type { GeneratedFile, TaskDraft } from './types';
 
 /** Files every generated task of a format must carry (the format's contract). */
@@ -23,13 +24,8 @@ export const TASK_ID_PATTERN = /^[a-z0-9][a-z0-9-]{1,62}$/;
 
 /** Why a model-given path cannot be written, or undefined when it is safe and in the format's layout. */
 export function pathProblem(p: string, format: TaskFormat): string | undefined {
-  if (!p) return 'empty path';
-  if (p.includes('\\')) return `'${p}' uses a backslash; use POSIX separators`;
-  if (p.startsWith('/') || /^[A-Za-z]:/.test(p)) return `'${p}' is absolute; paths are relative to the task folder`;
-  if (p.includes('\0')) return `'${p}' contains a NUL byte`;
-  const segments = p.split('/');
-  if (segments.some((s) => s === '' || s === '.' || s === '..')) return `'${p}' has an empty, '.' or '..' segment`;
-  if (segments.some((s) => s === '.git' || s === '.taskwright')) return `'${p}' writes into ${segments.find((s) => s === '.git' || s === '.taskwright')}`;
+  const lexical = relativePathProblem(p);
+  if (lexical) return lexical;
   if (p === 'REJECTED.md') return `'${p}' is reserved for the generator's own report`;
   if (!ALLOWED[format](p)) return `'${p}' is outside the ${format} layout (${format === 'harbor' ? 'task.toml, instruction.md, environment/, solution/, tests/' : 'task.yaml, Dockerfile, run-tests.sh, solution.sh, tests/ and data files'})`;
   return undefined;
