@@ -3,6 +3,7 @@ import { Config } from './config';
 import { AuditService } from './diagnostics/auditService';
 import { TaskExplorer } from './explorer/explorer';
 import { createLog } from './log';
+import { ResultsStoreEvents } from './results/storeEvents';
 import { TrialActivity } from './runs/activity';
 import { RunsView } from './runs/runsView';
 import { TaskIndex } from './tasks/taskIndex';
@@ -26,6 +27,8 @@ export class Ctx implements vscode.Disposable {
   readonly audit: AuditService;
   /** Trials running now in this window (validations, reruns, policy runs), for the status bar. */
   readonly trials: TrialActivity;
+  /** Runs and files appearing or changing in the workspace's results stores. */
+  readonly store: ResultsStoreEvents;
   /** The Runs view over the results store. */
   readonly runs: RunsView;
   private readonly disposables: vscode.Disposable[] = [];
@@ -38,6 +41,7 @@ export class Ctx implements vscode.Disposable {
     this.explorer = this.own(new TaskExplorer(this));
     this.audit = this.own(new AuditService(this));
     this.trials = this.own(new TrialActivity());
+    this.store = this.own(new ResultsStoreEvents(this.log));
     this.runs = this.own(new RunsView(this));
     extension.subscriptions.push(this);
   }

@@ -8,7 +8,7 @@
 // suite writes its counts to the file named by TASKWRIGHT_TEST_RESULTS (the server's environment
 // reaches the extension host). The exit code is the suite's; the last line is `N passed, N failed`.
 //
-//   node test/vscode/run-integration.mjs [--folder examples] [--timeout 240] [--keep] [--verbose]
+//   node test/vscode/run-integration.mjs [--folder examples] [--timeout 600] [--keep] [--verbose]
 import fs from 'node:fs';
 import path from 'node:path';
 import { format, parseArgs } from 'node:util';
@@ -21,7 +21,7 @@ const { values: opt } = parseArgs({
     ext: { type: 'string', default: REPO_ROOT },
     tests: { type: 'string', default: path.join(REPO_ROOT, 'out/test/suite') },
     folder: { type: 'string', default: path.join(REPO_ROOT, 'examples') },
-    timeout: { type: 'string', default: '300' },
+    timeout: { type: 'string', default: '600' },
     keep: { type: 'boolean', default: false },
     verbose: { type: 'boolean', default: false },
   },

@@ -4,7 +4,7 @@ import * as vscode from 'vscode';
 import type { SecretLookup } from '../../core/llm/client';
 import { computeBand } from '../../core/band/compute';
 import type { Band, BandReport, ModelBandReport, TaskBandRow } from '../../core/band/types';
-import { defaultResultsDir } from '../../core/results/store';
+import { defaultResultsDir, TRIALS_FILE } from '../../core/results/store';
 import type { Ctx } from '../context';
 
 /** The secrets policy agents may need, as stored in SecretStorage under `taskwright.<NAME>`. */
@@ -37,9 +37,8 @@ export class BandService implements vscode.Disposable {
   readonly onDidChange = this.changed.event;
 
   constructor(private readonly ctx: Ctx) {
-    const watcher = vscode.workspace.createFileSystemWatcher('**/.taskwright/runs/*/trials.jsonl');
     const later = (): void => this.refreshSoon();
-    this.disposables.push(watcher, watcher.onDidChange(later), watcher.onDidCreate(later), this.changed);
+    this.disposables.push(ctx.store.onDidChange((e) => { if (path.basename(e.path) === TRIALS_FILE) later(); }), this.changed);
     this.disposables.push(ctx.tasks.onDidChange(later));
   }
 

@@ -122,10 +122,14 @@ export class BandPanel implements vscode.Disposable {
       if (this.reloadTimer) clearTimeout(this.reloadTimer);
       this.reloadTimer = setTimeout(() => this.reload(), RELOAD_DEBOUNCE_MS);
     };
-    watcher.onDidChange(soon);
-    watcher.onDidCreate(soon);
-    watcher.onDidDelete(soon);
-    this.watcher = watcher;
+    // The VS Code watcher serves an imported job; a store of this workspace is followed by ctx.store,
+    // which also hears runs whose folders were made in one go (the VS Code watcher misses those).
+    const root = path.resolve(source);
+    const inSource = (p: string): boolean => p === root || p.startsWith(root + path.sep) || root.startsWith(p + path.sep);
+    this.watcher = vscode.Disposable.from(
+      watcher, watcher.onDidChange(soon), watcher.onDidCreate(soon), watcher.onDidDelete(soon),
+      this.ctx.store.onDidChange((e) => { if (inSource(e.path)) soon(); }),
+    );
     this.panel.title = `Solvability Band — ${path.basename(source) === 'runs' ? 'all runs' : path.basename(source)}`;
     this.reload({ newSource });
   }

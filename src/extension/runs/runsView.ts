@@ -111,11 +111,10 @@ export class RunsView implements vscode.Disposable {
   constructor(private readonly ctx: Ctx) {
     this.provider = new RunsProvider(() => bandOf(ctx).imports());
     this.view = vscode.window.createTreeView(RUNS_VIEW_ID, { treeDataProvider: this.provider, showCollapseAll: true });
-    const watcher = vscode.workspace.createFileSystemWatcher('**/.taskwright/runs/**');
     const soon = (): void => this.refreshSoon();
     this.disposables.push(
-      this.provider, this.view, this.refreshed, watcher,
-      watcher.onDidChange(soon), watcher.onDidCreate(soon), watcher.onDidDelete(soon),
+      this.provider, this.view, this.refreshed,
+      ctx.store.onDidChange(soon),
       vscode.workspace.onDidChangeWorkspaceFolders(soon),
       // Trials this window runs end with a write the watcher sees; the count changing is the earlier cue.
       ctx.trials.onDidChange(soon),

@@ -40,12 +40,9 @@ export function restoreValidations(ctx: Ctx, alsoRestore?: () => number): vscode
     if (timer) clearTimeout(timer);
     timer = setTimeout(() => void run(), DELAY_MS);
   };
-  const watcher = vscode.workspace.createFileSystemWatcher('**/.taskwright/runs/**');
   const subs = [
-    watcher,
-    watcher.onDidCreate((u) => { if (u.fsPath.endsWith(VALIDATION_FILE) || !path.extname(u.fsPath)) soon(); }),
-    watcher.onDidChange((u) => { if (u.fsPath.endsWith(VALIDATION_FILE)) soon(); }),
-    watcher.onDidDelete(() => soon()),
+    // A validation written or removed, or a whole run folder gone.
+    ctx.store.onDidChange((e) => { if (path.basename(e.path) === VALIDATION_FILE || (e.kind === 'remove' && e.path === e.runDir)) soon(); }),
     ctx.tasks.onDidChange((c) => { if (c.dirs === 'all') soon(); }),
   ];
   soon();
