@@ -34,6 +34,8 @@ export interface FakeKubeOptions {
   readonly nodeMemory?: number;
   readonly imageRetryMs?: number;
   readonly restartBackoffMs?: number;
+  /** Watch events kept for `resourceVersion` replays (5000); older versions get 410 Expired. */
+  readonly watchHistory?: number;
   readonly docker?: Docker;
 }
 
@@ -72,7 +74,7 @@ export async function startFakeKube(opts: FakeKubeOptions = {}): Promise<FakeKub
   const docker = opts.docker ?? new Docker();
   const serverId = randomUUID().slice(0, 12);
   const token = randomBytes(16).toString('hex');
-  const store = new Store();
+  const store = new Store(opts.watchHistory);
   const controller = new PodController({
     docker, store, serverId, resolveImage: opts.resolveImage ?? ((r) => r),
     imageRetryMs: opts.imageRetryMs ?? 1000, restartBackoffMs: opts.restartBackoffMs ?? 1000,

@@ -21,14 +21,15 @@ export interface StoreEvent {
   readonly rv: number;
 }
 
-const HISTORY = 5000;
-
 /** RFC 3339 with seconds, as metav1.Time marshals. */
 export const now = (): string => new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
 
 const key = (ns: string | undefined, name: string): string => `${ns ?? ''}/${name}`;
 
 export class Store {
+  /** `history`: how many events a watch can replay (older resourceVersions get 410 Expired). */
+  constructor(private readonly historySize = 5000) {}
+
   private rv = 1;
   private readonly objects = new Map<string, Map<string, KubeObject>>();
   private readonly history: StoreEvent[] = [];
@@ -48,7 +49,7 @@ export class Store {
   private emit(type: WatchType, r: Resource, obj: KubeObject): void {
     const e: StoreEvent = { type, resource: r, object: structuredClone(obj), rv: this.rv };
     this.history.push(e);
-    if (this.history.length > HISTORY) this.history.shift();
+    if (this.history.length > this.historySize) this.history.shift();
     for (const l of [...this.listeners]) l(e);
   }
 
