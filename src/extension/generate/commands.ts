@@ -1,7 +1,5 @@
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { createAgent } from '../../core/agents/factory';
-import { createPolicyAgent } from '../../core/agents/policy';
 import { dockerGates } from '../../core/generate/gates';
 import { MetaAgent } from '../../core/generate/metaAgent';
 import { generateTasks } from '../../core/generate/pipeline';
@@ -11,13 +9,11 @@ import type { TaskFormat } from '../../core/model/task';
 import { defaultResultsDir } from '../../core/results/store';
 import { DockerodeRuntime } from '../../core/sandbox/dockerRuntime';
 import { reapOrphans } from '../../core/sandbox/reaper';
-import { bandOf } from '../band/bandService';
 import type { CommandSpec } from '../commands/command';
 import type { Ctx } from '../context';
 import { errorMessage } from '../log';
-import { API_KEY_SECRET, apiKey, connectModel, SET_API_KEY_COMMAND } from '../model/connect';
-
-export { API_KEY_SECRET } from '../model/connect';
+import { connectModel } from '../model/connect';
+import { agentFromSpec, anthropicCredentials, setApiKeyCommand } from '../model/keys';
 
 const LAST_REQUEST_KEY = 'taskwright.generate.last';
 
@@ -80,7 +76,7 @@ export const generateTasksCommand: CommandSpec = {
   needsTrust: 'Generating tasks builds and runs them in Docker',
   async run(ctx: Ctx, arg?: unknown) {
     // No key, no questions: asking six of them and then refusing for want of a key wastes the user's time.
-    if (!isGenerateArgs(arg) && !(await apiKey(ctx, 'generating tasks'))) return undefined;
+    if (!isGenerateArgs(arg) && !(await anthropicCredentials(ctx, 'generating tasks'))) return undefined;
     const req = isGenerateArgs(arg) ? arg : await askRequest(ctx);
     if (!req) return undefined;
     let caller;
@@ -93,10 +89,8 @@ export const generateTasksCommand: CommandSpec = {
       return undefined;
     }
     if (!caller) return undefined;
-    // Policies read their keys from SecretStorage first, as Run Policy does.
-    const policy = !req.calibrate ? undefined
-      : /^(oracle|nop)$/.test(req.calibrate) ? createAgent(req.calibrate)
-        : createPolicyAgent(req.calibrate, { secrets: await bandOf(ctx).secrets() });
+    // The calibration policy reads its key where every path does (model/keys.ts).
+    const policy = req.calibrate ? await agentFromSpec(ctx, req.calibrate) : undefined;
     const agent = new MetaAgent({ caller, format: req.format });
     const folder = vscode.workspace.getWorkspaceFolder(vscode.Uri.file(req.outDir));
     const resultsDir = defaultResultsDir(folder?.uri.fsPath ?? req.outDir);
@@ -142,21 +136,4 @@ export const generateTasksCommand: CommandSpec = {
   },
 };
 
-/**
- * Taskwright: Set API Key — the Anthropic key for task generation, in SecretStorage only. A string
- * argument (keybindings, tests) skips the prompt; an empty one deletes the key.
- */
-export const setApiKey: CommandSpec = {
-  id: SET_API_KEY_COMMAND,
-  async run(ctx: Ctx, arg?: unknown) {
-    const value = typeof arg === 'string' ? arg
-      : await vscode.window.showInputBox({ prompt: 'Anthropic API key (stored in the editor\'s secret storage; empty to delete)', password: true, ignoreFocusOut: true });
-    if (value === undefined) return undefined;
-    if (value.trim()) await ctx.extension.secrets.store(API_KEY_SECRET, value.trim());
-    else await ctx.extension.secrets.delete(API_KEY_SECRET);
-    void vscode.window.showInformationMessage(`Taskwright: Anthropic API key ${value.trim() ? 'stored' : 'deleted'}.`);
-    return undefined;
-  },
-};
-
-export const GENERATE_COMMANDS: readonly CommandSpec[] = [generateTasksCommand, setApiKey];
+export const GENERATE_COMMANDS: readonly CommandSpec[] = [generateTasksCommand, setApiKeyCommand];
