@@ -65,7 +65,7 @@ export function pipTargetOfImage(ref: string): PipTarget {
 }
 
 /** `FROM [--platform=…] image [AS stage]` lines, in order (a FROM is one line in practice). */
-function fromLines(dockerfile: string): { image: string; stage?: string }[] {
+export function fromLines(dockerfile: string): { image: string; stage?: string }[] {
   const out: { image: string; stage?: string }[] = [];
   for (const m of dockerfile.matchAll(/^\s*FROM\s+(?:--\S+\s+)*(\S+)(?:\s+AS\s+(\S+))?/gim)) {
     out.push({ image: m[1] ?? '', ...(m[2] ? { stage: m[2] } : {}) });

@@ -17,6 +17,7 @@ import { GENERATE_COMMANDS } from '../generate/commands';
 import { REVIEW_COMMANDS } from '../review/commands';
 import { fixFindingCommand } from '../review/fix';
 import { openRulePage } from '../diagnostics/rulePages';
+import { checkEngineCommand } from '../sandbox/checkEngine';
 import { RUNS_COMMANDS } from '../runs/commands';
 import { registerStepDocuments } from '../trial/stepDocuments';
 import { registerTrialPanelSerializer } from '../trial/trialPanel';
@@ -43,6 +44,7 @@ export const COMMANDS: readonly CommandSpec[] = [
   fixFindingCommand,
   ...RUNS_COMMANDS,
   openRulePage,
+  checkEngineCommand,
 ];
 
 export function registerCommands(ctx: Ctx): void {
