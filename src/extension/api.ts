@@ -82,6 +82,17 @@ export interface TaskwrightApi {
       readonly viewState: Readonly<Record<string, unknown>>;
     } | undefined;
   };
+  readonly trust: {
+    /**
+     * Makes the trust gate behave as in an untrusted workspace (`false`) or return to the workspace's
+     * own trust (`undefined`); the rig's code-server cannot open an untrusted one. Clears `refused`.
+     */
+    simulate(trusted: boolean | undefined): void;
+    /** What the gate refused since the last `simulate`: command ids (and `testing:<profile>`). */
+    refused(): readonly string[];
+    /** Ids of the commands that need a trusted workspace (they build, run containers or agents, or call a model). */
+    gated(): string[];
+  };
   readonly statusBar: {
     /** What the Taskwright status bar item counts and shows now. */
     current(): { readonly errors: number; readonly warnings: number; readonly infos: number; readonly running: number; readonly model: string | undefined; readonly text: string };

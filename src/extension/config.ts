@@ -33,6 +33,8 @@ export interface Settings {
   'testing.runOnSave': boolean;
   /** "Validate | Run oracle | Run nop" above task configs and test files. */
   'codeLens': boolean;
+  /** An https base where rule pages are published (`<base>/<rule>.md`); empty: the pages shipped with the extension. */
+  'rules.docsUrl': string;
 }
 
 const FALLBACK: Settings = {
@@ -48,6 +50,7 @@ const FALLBACK: Settings = {
   'models.prices': {},
   'testing.runOnSave': false,
   'codeLens': true,
+  'rules.docsUrl': '',
 };
 
 export type SettingKey = keyof Settings;

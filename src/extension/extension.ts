@@ -1,6 +1,6 @@
 import * as vscode from 'vscode';
 import type { TaskwrightApi } from './api';
-import { registerCommands } from './commands/index';
+import { COMMANDS, registerCommands } from './commands/index';
 import { modelKey } from './band/bandService';
 import { Ctx } from './context';
 import { TrialPanel } from './trial/trialPanel';
@@ -11,6 +11,7 @@ import { registerTesting } from './testing/index';
 import { registerCodeActions } from './diagnostics/codeActions';
 import { registerFixActions } from './review/fix';
 import { watchTasks } from './tasks/watcher';
+import { refusedSoFar, simulateTrust } from './trust';
 
 export async function activate(extension: vscode.ExtensionContext): Promise<TaskwrightApi> {
   const ctx = new Ctx(extension);
@@ -79,6 +80,11 @@ export async function activate(extension: vscode.ExtensionContext): Promise<Task
         const p = TrialPanel.current;
         return p ? { ready: p.isReady, view: p.view, rendered: p.rendered, viewState: { ...p.viewState } } : undefined;
       },
+    },
+    trust: {
+      simulate: (trusted) => simulateTrust(trusted),
+      refused: () => refusedSoFar(),
+      gated: () => COMMANDS.filter((c) => c.needsTrust).map((c) => c.id).sort(),
     },
     statusBar: {
       current: () => statusBar.current(),

@@ -5,9 +5,8 @@
 // every task in Problems without opening a file, is status.test.ts.)
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import path from 'node:path';
 import * as vscode from 'vscode';
-import { api, until, exampleUri, codeOf } from './helpers';
+import { api, assertLinksRulePage, until, exampleUri, codeOf } from './helpers';
 
 // examples/README.md documents this defect: tests/test.sh pipes pytest into tee without pipefail.
 const TASK = 'dedupe-contacts';
@@ -46,11 +45,7 @@ describe('Audit diagnostics and quick fixes', () => {
     assert.equal(d.severity, vscode.DiagnosticSeverity.Error);
     const line = onDisk.split('\n').findIndex((l) => /\|\s*tee\b/.test(l));
     assert.equal(d.range.start.line, line, 'on the pytest | tee line');
-    const docs = path.join(vscode.extensions.getExtension('taskwright.taskwright')?.extensionPath ?? '', 'docs', 'rules', `${RULE}.md`);
-    if (fs.existsSync(docs)) {
-      assert.ok(typeof d.code === 'object', 'code carries the docs link');
-      assert.equal(d.code.target.fsPath, docs);
-    }
+    assertLinksRulePage(d, RULE);
   });
 
   it('shows the task\'s worst finding as its icon in the Task Explorer', async () => {

@@ -36,7 +36,7 @@ describe('Fix with Claude', () => {
   });
 
   after(async () => {
-    await vscode.commands.executeCommand('taskwright.generate.setApiKey', '');
+    await vscode.commands.executeCommand('taskwright.models.setApiKey', '');
     if (savedEnv === undefined) delete process.env.ANTHROPIC_BASE_URL;
     else process.env.ANTHROPIC_BASE_URL = savedEnv;
     await server?.close();
@@ -52,7 +52,7 @@ describe('Fix with Claude', () => {
   it('offers the fix on the diagnostic, rechecks each change, and applies only the checked one', async function () {
     this.timeout(120_000);
     const a = await api();
-    await vscode.commands.executeCommand('taskwright.generate.setApiKey', KEY);
+    await vscode.commands.executeCommand('taskwright.models.setApiKey', KEY);
     const editor = await vscode.window.showTextDocument(uri);
     const ours = (): vscode.Diagnostic[] => vscode.languages.getDiagnostics(uri).filter((d) => d.source === 'taskwright' && codeOf(d) === RULE);
     await until(`${RULE} on ${FILE}`, () => ours().length > 0);

@@ -48,7 +48,7 @@ describe('Generate Tasks', () => {
   });
 
   after(async () => {
-    await vscode.commands.executeCommand('taskwright.generate.setApiKey', '');
+    await vscode.commands.executeCommand('taskwright.models.setApiKey', '');
     for (const [k, v] of Object.entries(savedEnv)) {
       if (v === undefined) delete process.env[k];
       else process.env[k] = v;
@@ -62,7 +62,7 @@ describe('Generate Tasks', () => {
     this.timeout(10 * 60_000);
     const a = await api();
     assert.ok(server);
-    await vscode.commands.executeCommand('taskwright.generate.setApiKey', KEY);
+    await vscode.commands.executeCommand('taskwright.models.setApiKey', KEY);
 
     tmp = fs.mkdtempSync(path.join(workspaceDir(), 'tmp-generated-'));
     const report = await vscode.commands.executeCommand<YieldReport | undefined>('taskwright.generate.tasks', {

@@ -98,3 +98,20 @@ export function oneRunPerAgent(): { readonly runsBefore: ReadonlySet<string> } {
   });
   return state;
 }
+
+/**
+ * The rule a diagnostic's code links to: its target is the command that opens the rule's page shipped
+ * with the extension beside the editor (`command:taskwright.rules.open?["rule"]`), or undefined.
+ */
+export function linkedRule(d: vscode.Diagnostic): string | undefined {
+  if (typeof d.code !== 'object' || d.code.target.scheme !== 'command' || d.code.target.path !== 'taskwright.rules.open') return undefined;
+  const args: unknown = JSON.parse(decodeURIComponent(d.code.target.query));
+  return Array.isArray(args) && typeof args[0] === 'string' ? args[0] : undefined;
+}
+
+/** Asserts that the diagnostic links the page of `rule`, which ships with the extension. */
+export function assertLinksRulePage(d: vscode.Diagnostic, rule: string): void {
+  const page = path.join(vscode.extensions.getExtension(EXTENSION_ID)?.extensionPath ?? '', 'docs', 'rules', `${rule}.md`);
+  assert.ok(fs.existsSync(page), `docs/rules/${rule}.md ships with the extension`);
+  assert.equal(linkedRule(d), rule, `the code links the page of ${rule} (got ${typeof d.code === 'object' ? d.code.target.toString() : String(d.code)})`);
+}

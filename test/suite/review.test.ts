@@ -37,7 +37,7 @@ describe('Review Task with Claude', () => {
   });
 
   after(async () => {
-    await vscode.commands.executeCommand('taskwright.generate.setApiKey', '');
+    await vscode.commands.executeCommand('taskwright.models.setApiKey', '');
     if (savedEnv.ANTHROPIC_BASE_URL === undefined) delete process.env.ANTHROPIC_BASE_URL;
     else process.env.ANTHROPIC_BASE_URL = savedEnv.ANTHROPIC_BASE_URL;
     await server?.close();
@@ -47,7 +47,7 @@ describe('Review Task with Claude', () => {
   it('shows only the claim whose quote is real, at its range, as a model diagnostic', async function () {
     this.timeout(120_000);
     await api();
-    await vscode.commands.executeCommand('taskwright.generate.setApiKey', KEY);
+    await vscode.commands.executeCommand('taskwright.models.setApiKey', KEY);
     const review = await vscode.commands.executeCommand<TaskReview | undefined>('taskwright.review.task', path.join(workspaceDir(), 'tasks', TASK));
     assert.ok(review, 'no review returned (see the Taskwright log)');
     assert.equal(review.model, 'claude-sonnet-5-5');

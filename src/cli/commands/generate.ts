@@ -10,7 +10,7 @@ import { dockerGates } from '../../core/generate/gates';
 import { MetaAgent } from '../../core/generate/metaAgent';
 import { generateTasks } from '../../core/generate/pipeline';
 import { renderReportText } from '../../core/generate/report';
-import type { GenDifficulty, ProgressEvent } from '../../core/generate/types';
+import { DEFAULT_GEN_DIFFICULTY, GEN_DIFFICULTIES, type GenDifficulty, type ProgressEvent } from '../../core/generate/types';
 import type { TaskFormat } from '../../core/model/task';
 import { boolOpt, choiceOpt, intOpt, stringOpt, UsageError, type CliCommand, type CliIo, type ParsedArgs } from '../command';
 import { liveEcho } from '../liveOutput';
@@ -75,7 +75,7 @@ export const generateCommand: CliCommand = {
     const rounds = intOpt(args, 'rounds', 3);
     const runs = intOpt(args, 'runs', 2);
     const format = choiceOpt<TaskFormat>(args, 'format', ['harbor', 'tb1'], 'harbor');
-    const difficulty = choiceOpt<GenDifficulty>(args, 'difficulty', ['easy', 'medium', 'hard'], 'medium');
+    const difficulty = choiceOpt<GenDifficulty>(args, 'difficulty', GEN_DIFFICULTIES, DEFAULT_GEN_DIFFICULTY);
     const reportFormat = choiceOpt(args, 'format-report', ['text', 'json'] as const, 'text');
     const calibrateSpec = stringOpt(args, 'calibrate');
     let policy;

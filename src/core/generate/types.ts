@@ -4,6 +4,9 @@ import type { CheckResult } from '../validate/types';
 import type { Usage } from '../llm/request';
 
 export type GenDifficulty = 'easy' | 'medium' | 'hard';
+export const GEN_DIFFICULTIES: readonly GenDifficulty[] = ['easy', 'medium', 'hard'];
+/** The difficulty asked for when none is given: `taskwright generate`'s default and the editor's first choice. */
+export const DEFAULT_GEN_DIFFICULTY: GenDifficulty = 'medium';
 
 /** One request to the meta-agent: `count` tasks on `topic`, each repaired for at most `rounds` rounds. */
 export interface GenerateRequest {

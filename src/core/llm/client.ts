@@ -23,7 +23,7 @@ export type SecretLookup = (name: SecretName) => string | undefined;
 export const envSecrets = (env: NodeJS.ProcessEnv = process.env): SecretLookup => (name) => env[name] || undefined;
 
 export class MissingKeyError extends Error {}
-export const MISSING_KEY = 'no Anthropic key: set ANTHROPIC_API_KEY (or ANTHROPIC_AUTH_TOKEN), or store one with "Taskwright: Set API Key"';
+export const MISSING_KEY = 'no Anthropic key: set ANTHROPIC_API_KEY (or ANTHROPIC_AUTH_TOKEN), or store one with "Taskwright: Set API Key…"';
 
 /** Credentials from secrets and the environment (ANTHROPIC_BASE_URL, TASKWRIGHT_ANTHROPIC_AUTH_HEADER=bearer|x-api-key). */
 export function credentialsFrom(secrets: SecretLookup, env: NodeJS.ProcessEnv = process.env, over: Partial<Credentials> = {}): Credentials {

@@ -39,3 +39,15 @@ export class ProblemSink {
     });
   }
 }
+
+/**
+ * Why the task's config does not parse (the first `config-parse-error`, without the task id the
+ * loader puts first, with its line), or undefined when it parses. A task whose config does not parse
+ * holds defaults the loader filled in, which no view should show as the task's own.
+ */
+export function configParseProblem(taskId: string, problems: readonly Finding[]): string | undefined {
+  const p = problems.find((f) => f.rule === 'config-parse-error');
+  if (!p) return undefined;
+  const message = p.message.startsWith(`${taskId}: `) ? p.message.slice(taskId.length + 2) : p.message;
+  return p.range ? `${message} (line ${p.range.start.line + 1})` : message;
+}

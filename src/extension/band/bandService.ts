@@ -1,15 +1,10 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import type { SecretLookup } from '../../core/llm/client';
 import { computeBand } from '../../core/band/compute';
 import type { Band, BandReport, ModelBandReport, TaskBandRow } from '../../core/band/types';
 import { defaultResultsDir, TRIALS_FILE } from '../../core/results/store';
 import type { Ctx } from '../context';
-
-/** The secrets policy agents may need, as stored in SecretStorage under `taskwright.<NAME>`. */
-export const SECRET_NAMES = ['ANTHROPIC_API_KEY', 'ANTHROPIC_AUTH_TOKEN', 'OPENAI_API_KEY'] as const;
-export type SecretName = (typeof SECRET_NAMES)[number];
 
 const BAND_TEXT: Readonly<Record<Band, string>> = {
   'in-band': 'in band', 'too-easy': 'too easy', 'too-hard': 'too hard', broken: 'broken', insufficient: 'insufficient attempts',
@@ -125,16 +120,6 @@ export class BandService implements vscode.Disposable {
         summary: `band for ${modelKey(m)}: ${BAND_TEXT[r.band]} — ${r.successes}/${r.attempts} solved, pass@${this.report.k} ${pct(r.passAtK)}${infra}${r.brokenReason ? ` (${r.brokenReason})` : ''}`,
       });
     }
-  }
-
-  /** Keys for policy agents: SecretStorage first, then the environment. Never logged. */
-  async secrets(): Promise<SecretLookup> {
-    const values = new Map<string, string>();
-    for (const name of SECRET_NAMES) {
-      const v = (await this.ctx.extension.secrets.get(`taskwright.${name}`)) ?? process.env[name];
-      if (v) values.set(name, v);
-    }
-    return (name) => values.get(name);
   }
 
   dispose(): void {

@@ -9,8 +9,8 @@ import type { CommandSpec } from '../commands/command';
 import { taskFromArg } from '../commands/taskArg';
 import type { Ctx } from '../context';
 import { sandboxOf } from '../sandbox/sandboxService';
-import { bandOf, modelKey, SECRET_NAMES } from './bandService';
-import { makeAgent } from './agents';
+import { bandOf, modelKey } from './bandService';
+import { agentFromSpec } from '../model/keys';
 import { resumeRun } from './resumeRun';
 import { taskDigests } from '../../core/results/taskDigest';
 
@@ -55,7 +55,7 @@ export const runPolicy: CommandSpec = {
     if (!attemptsText) return undefined;
     const attempts = Number(attemptsText);
     await ctx.extension.workspaceState.update(LAST_SPEC_KEY, spec.trim());
-    const agent = await makeAgent(ctx, spec.trim());
+    const agent = await agentFromSpec(ctx, spec.trim());
     const perEngine = vscode.workspace.getConfiguration('taskwright').get<number>('sandbox.concurrency') ?? 2;
     const folder = vscode.workspace.getWorkspaceFolder(vscode.Uri.file(tasks[0]!.dir));
     const resultsDir = defaultResultsDir(folder?.uri.fsPath ?? path.dirname(tasks[0]!.dir));
@@ -161,19 +161,4 @@ export const selectBandModel: CommandSpec = {
   },
 };
 
-/** Taskwright: Set Model API Key… — stored in SecretStorage, never in settings or logs. */
-export const setApiKey: CommandSpec = {
-  id: 'taskwright.band.setApiKey',
-  async run(ctx) {
-    const name = await vscode.window.showQuickPick([...SECRET_NAMES], { placeHolder: 'Which key' });
-    if (!name) return undefined;
-    const value = await vscode.window.showInputBox({ prompt: `${name} (stored in the editor's secret storage; empty to delete)`, password: true, ignoreFocusOut: true });
-    if (value === undefined) return undefined;
-    if (value) await ctx.extension.secrets.store(`taskwright.${name}`, value);
-    else await ctx.extension.secrets.delete(`taskwright.${name}`);
-    void vscode.window.showInformationMessage(`Taskwright: ${name} ${value ? 'stored' : 'deleted'}.`);
-    return undefined;
-  },
-};
-
-export const BAND_COMMANDS: readonly CommandSpec[] = [runPolicy, resumeRun, importResults, selectBandModel, setApiKey];
+export const BAND_COMMANDS: readonly CommandSpec[] = [runPolicy, resumeRun, importResults, selectBandModel];

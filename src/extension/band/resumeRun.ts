@@ -10,7 +10,7 @@ import { countOutcomes, TrialRunner } from '../../core/sandbox/runner';
 import type { CommandSpec } from '../commands/command';
 import { sandboxOf } from '../sandbox/sandboxService';
 import { bandOf } from './bandService';
-import { makeAgent } from './agents';
+import { agentFromSpec } from '../model/keys';
 
 /** What Resume Run returns (and the extension-host test reads). */
 export interface ResumeRunResult {
@@ -72,7 +72,7 @@ export const resumeRun: CommandSpec = {
       if (pick !== go) return undefined;
     }
     const tasks = loaded.tasks;
-    const agent = await makeAgent(ctx, params.agent as string);
+    const agent = await agentFromSpec(ctx, params.agent as string);
     const perEngine = vscode.workspace.getConfiguration('taskwright').get<number>('sandbox.concurrency') ?? 2;
     const out = sandboxOf(ctx).output;
     return vscode.window.withProgress({

@@ -26,7 +26,7 @@ export interface CommandSpec {
 export function registerCommand(ctx: Ctx, spec: CommandSpec): vscode.Disposable {
   return vscode.commands.registerCommand(spec.id, async (...args: unknown[]) => {
     const { log } = ctx;
-    if (spec.needsTrust && !(await requireTrust(spec.needsTrust))) {
+    if (spec.needsTrust && !requireTrust(spec.needsTrust, spec.id)) {
       log.info(`${spec.id}: refused in an untrusted workspace`);
       return undefined;
     }

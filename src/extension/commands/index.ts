@@ -16,6 +16,8 @@ import { BAND_COMMANDS } from '../band/commands';
 import { GENERATE_COMMANDS } from '../generate/commands';
 import { REVIEW_COMMANDS } from '../review/commands';
 import { fixFindingCommand } from '../review/fix';
+import { openRulePage } from '../diagnostics/rulePages';
+import { checkEngineCommand } from '../sandbox/checkEngine';
 import { RUNS_COMMANDS } from '../runs/commands';
 import { registerStepDocuments } from '../trial/stepDocuments';
 import { registerTrialPanelSerializer } from '../trial/trialPanel';
@@ -41,6 +43,8 @@ export const COMMANDS: readonly CommandSpec[] = [
   ...REVIEW_COMMANDS,
   fixFindingCommand,
   ...RUNS_COMMANDS,
+  openRulePage,
+  checkEngineCommand,
 ];
 
 export function registerCommands(ctx: Ctx): void {

@@ -1,4 +1,3 @@
-import { readdir } from 'node:fs/promises';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { auditTaskFingerprinted } from '../../core/audit/index';
@@ -10,6 +9,7 @@ import { errorMessage } from '../log';
 import { BaselineSource } from './baselineSource';
 import { summarize, toDiagnostic, type PlacedFinding } from './convert';
 import { registerPrecisionHover } from './hover';
+import { rulePagesOf } from './rulePages';
 
 /** What the code actions need about one published file: the findings and the text version they saw. */
 interface PublishedFile {
@@ -37,8 +37,6 @@ export class AuditService implements vscode.Disposable {
   private readonly pinned = new Set<string>();
   private readonly inFlight = new Set<Promise<unknown>>();
   private readonly disposables: vscode.Disposable[] = [];
-  private docsPages: ReadonlySet<string> = new Set();
-  private readonly docsReady: Promise<void>;
   private backgroundAll: AbortController | undefined;
   private readonly baselines: BaselineSource;
 
@@ -63,9 +61,8 @@ export class AuditService implements vscode.Disposable {
         if (change.dirs === 'all') this.auditAllInBackground();
         else for (const dir of change.dirs) this.schedule(dir, 0);
       }),
-      ctx.config.onDidChange(['audit.severity', 'audit.onType', 'audit.baseline', 'audit.scope'], () => this.auditAllInBackground()),
+      ctx.config.onDidChange(['audit.severity', 'audit.onType', 'audit.baseline', 'audit.scope', 'rules.docsUrl'], () => this.auditAllInBackground()),
     );
-    this.docsReady = this.loadDocsIndex();
     if (ctx.tasks.isLoaded) this.auditAllInBackground();
   }
 
@@ -147,7 +144,7 @@ export class AuditService implements vscode.Disposable {
     const abort = (): void => controller.abort();
     outer?.addEventListener('abort', abort);
     try {
-      await this.docsReady;
+      await this.docsIndexed();
       if (!this.ctx.tasks.get(taskDir)) {
         this.clear(taskDir);
         this.ctx.status.set(taskDir, 'audit', undefined);
@@ -206,7 +203,7 @@ export class AuditService implements vscode.Disposable {
   private publish(task: Task, findings: readonly Finding[], versions: ReadonlyMap<string, number>): void {
     const byUri = new Map<string, { uri: vscode.Uri; placed: PlacedFinding[] }>();
     for (const f of findings) {
-      const placed = toDiagnostic(task, f, (rule) => this.docsUri(rule));
+      const placed = toDiagnostic(task, f, (rule) => this.ruleDocsUri(rule));
       const key = placed.uri.toString();
       const entry = byUri.get(key);
       if (entry) entry.placed.push(placed);
@@ -233,27 +230,14 @@ export class AuditService implements vscode.Disposable {
     this.byTask.delete(taskDir);
   }
 
-  /** The rule's page shipped with the extension (docs/rules/<rule>.md), when there is one. */
+  /** The target of a rule's code link (diagnostics/rulePages.ts): its https page, or the command that opens it beside. */
   ruleDocsUri(rule: string): vscode.Uri | undefined {
-    return this.docsUri(rule);
+    return rulePagesOf(this.ctx).linkTarget(rule);
   }
 
-  /** Resolves once the list of rule pages is read (before it, ruleDocsUri knows none). */
+  /** Resolves once the list of rule pages is read (before it, ruleDocsUri knows only docsUrl pages). */
   docsIndexed(): Promise<void> {
-    return this.docsReady;
-  }
-
-  private docsUri(rule: string): vscode.Uri | undefined {
-    return this.docsPages.has(rule) ? this.ctx.asset('docs', 'rules', `${rule}.md`) : undefined;
-  }
-
-  private async loadDocsIndex(): Promise<void> {
-    try {
-      const names = await readdir(this.ctx.asset('docs', 'rules').fsPath);
-      this.docsPages = new Set(names.filter((n) => n.endsWith('.md')).map((n) => n.slice(0, -3)));
-    } catch {
-      this.ctx.log.warn('No rule documentation (docs/rules) in the extension: diagnostics will not link to it.');
-    }
+    return rulePagesOf(this.ctx).whenIndexed();
   }
 
   private track<T>(p: Promise<T>): Promise<T> {

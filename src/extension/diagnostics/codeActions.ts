@@ -34,7 +34,7 @@ export class AuditCodeActions implements vscode.CodeActionProvider {
       if (diagnostic.source !== DIAGNOSTIC_SOURCE) continue;
       const placed = published.findings.find((p) => sameDiagnostic(p.diagnostic, diagnostic));
       if (!placed) continue;
-      const fix = fixAction(task, placed, diagnostic);
+      const fix = fixAction(task, placed, diagnostic, document.uri);
       if (fix) actions.push(fix);
       const suppress = suppressAction(document, placed.finding, diagnostic);
       if (suppress) actions.push(suppress);
@@ -43,7 +43,7 @@ export class AuditCodeActions implements vscode.CodeActionProvider {
   }
 }
 
-function fixAction(task: Task, placed: PlacedFinding, diagnostic: vscode.Diagnostic): vscode.CodeAction | undefined {
+function fixAction(task: Task, placed: PlacedFinding, diagnostic: vscode.Diagnostic, here: vscode.Uri): vscode.CodeAction | undefined {
   const fix = placed.finding.fix;
   if (!fix || fix.edits.length === 0) return undefined;
   const action = new vscode.CodeAction(fix.title, vscode.CodeActionKind.QuickFix);
@@ -52,7 +52,38 @@ function fixAction(task: Task, placed: PlacedFinding, diagnostic: vscode.Diagnos
   action.edit = edit;
   action.diagnostics = [diagnostic];
   action.isPreferred = fix.preferred === true;
+  // An edit in another file is shown, not made silently: that file opens beside, at the new text.
+  const elsewhere = fix.edits.find((e) => taskFileUri(task, e.file).toString() !== here.toString());
+  if (elsewhere) {
+    const uri = taskFileUri(task, elsewhere.file);
+    const at = changedRange(elsewhere.range?.start ?? { line: 0, character: 0 }, elsewhere.newText);
+    action.command = { command: SHOW_EDIT_COMMAND, title: 'Show the change', arguments: [uri.toString(), at.start.line, at.start.character, at.end.line, at.end.character] };
+  }
   return action;
+}
+
+/** Where `newText` inserted at `start` lies once applied (a leading line break, the separator, left out). */
+export function changedRange(start: { line: number; character: number }, newText: string): vscode.Range {
+  let line = start.line;
+  let character = start.character;
+  let text = newText;
+  if (text.startsWith('\n')) { line += 1; character = 0; text = text.slice(1); }
+  const body = text.replace(/\n$/, '');
+  const lines = body.split('\n');
+  const endLine = line + lines.length - 1;
+  const endChar = lines.length === 1 ? character + body.length : (lines[lines.length - 1] ?? '').length;
+  return new vscode.Range(line, character, endLine, endChar);
+}
+
+export const SHOW_EDIT_COMMAND = 'taskwright.audit.showEdit';
+
+/** Opens a file a quick fix changed beside the editor, the change selected (the code action's follow-up). */
+export function registerShowEdit(): vscode.Disposable {
+  return vscode.commands.registerCommand(SHOW_EDIT_COMMAND, async (uri: unknown, sl: unknown, sc: unknown, el: unknown, ec: unknown) => {
+    if (typeof uri !== 'string' || ![sl, sc, el, ec].every((n) => typeof n === 'number')) return undefined;
+    const selection = new vscode.Range(sl as number, sc as number, el as number, ec as number);
+    return vscode.window.showTextDocument(vscode.Uri.parse(uri), { viewColumn: vscode.ViewColumn.Beside, selection, preview: true });
+  });
 }
 
 function suppressAction(document: vscode.TextDocument, finding: Finding, diagnostic: vscode.Diagnostic): vscode.CodeAction | undefined {
@@ -70,8 +101,11 @@ function suppressAction(document: vscode.TextDocument, finding: Finding, diagnos
 }
 
 export function registerCodeActions(ctx: Ctx, audit: AuditService): vscode.Disposable {
-  return vscode.languages.registerCodeActionsProvider({ scheme: 'file' }, new AuditCodeActions(ctx, audit), {
-    providedCodeActionKinds: AuditCodeActions.providedCodeActionKinds,
-  });
+  return vscode.Disposable.from(
+    vscode.languages.registerCodeActionsProvider({ scheme: 'file' }, new AuditCodeActions(ctx, audit), {
+      providedCodeActionKinds: AuditCodeActions.providedCodeActionKinds,
+    }),
+    registerShowEdit(),
+  );
 }
 

@@ -1,5 +1,6 @@
 import * as path from 'node:path';
 import * as vscode from 'vscode';
+import { configParseProblem } from '../../core/loader/problems';
 import type { Task } from '../../core/model/task';
 import type { StatusLevel, TaskStatusService } from '../tasks/status';
 import type { TaskIndex } from '../tasks/taskIndex';
@@ -63,6 +64,8 @@ export class TaskTreeProvider implements vscode.TreeDataProvider<ExplorerNode>, 
 
   /** A task's health (its icon's level; nothing while it runs or has no status) and its band. */
   private facts(dir: string): TaskFacts {
+    const task = this.index.get(dir);
+    if (task && configParseProblem(task.id, task.problems)) return { health: 'error' };
     const level = this.status.combined(dir)?.level;
     const band = this.status.get(dir).get('band')?.band;
     return { ...(level && level !== 'running' ? { health: level } : {}), ...(band ? { band } : {}) };
@@ -112,6 +115,18 @@ export class TaskTreeProvider implements vscode.TreeDataProvider<ExplorerNode>, 
   private taskItem(task: Task): vscode.TreeItem {
     const item = new vscode.TreeItem(task.id, vscode.TreeItemCollapsibleState.Collapsed);
     item.id = `task:${task.dir}`;
+    const broken = configParseProblem(task.id, task.problems);
+    if (broken) {
+      // What the loader filled in for a config it could not read is no fact about the task: say why instead.
+      item.description = `config does not parse: ${broken}`;
+      item.iconPath = STATUS_ICON.error;
+      const md = new vscode.MarkdownString(undefined, true);
+      md.appendMarkdown(`**${escape(task.id)}** — $(error) ${escape(task.configFile)} does not parse\n\n`);
+      md.appendText(broken);
+      item.tooltip = md;
+      item.contextValue = `taskwright.task.${task.format}`;
+      return item;
+    }
     const band = this.showStatus() ? this.status.get(task.dir).get('band')?.label : undefined;
     item.description = `${task.metadata.difficulty} · ${task.metadata.category}${band ? ` · ${band}` : ''}`;
     const status = this.showStatus() ? this.status.combined(task.dir) : undefined;

@@ -1,25 +1,23 @@
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { createAgent } from '../../core/agents/factory';
-import { createPolicyAgent } from '../../core/agents/policy';
 import { dockerGates } from '../../core/generate/gates';
 import { MetaAgent } from '../../core/generate/metaAgent';
 import { generateTasks } from '../../core/generate/pipeline';
-import { renderReportText } from '../../core/generate/report';
-import type { GenDifficulty, GenerateRequest } from '../../core/generate/types';
+import { renderReportText, type YieldReport } from '../../core/generate/report';
+import { DEFAULT_GEN_DIFFICULTY, GEN_DIFFICULTIES, type GenDifficulty, type GenerateRequest } from '../../core/generate/types';
 import type { TaskFormat } from '../../core/model/task';
 import { defaultResultsDir } from '../../core/results/store';
 import { DockerodeRuntime } from '../../core/sandbox/dockerRuntime';
 import { reapOrphans } from '../../core/sandbox/reaper';
-import { bandOf } from '../band/bandService';
 import type { CommandSpec } from '../commands/command';
 import type { Ctx } from '../context';
 import { errorMessage } from '../log';
-import { API_KEY_SECRET, apiKey, connectModel, SET_API_KEY_COMMAND } from '../model/connect';
-
-export { API_KEY_SECRET } from '../model/connect';
+import { connectModel } from '../model/connect';
+import { agentFromSpec, anthropicCredentials, setApiKeyCommand } from '../model/keys';
+import { reportDocumentsOf } from './reportDocument';
 
 const LAST_REQUEST_KEY = 'taskwright.generate.last';
+const LAST_REPORT_KEY = 'taskwright.generate.lastReport';
 
 /** Arguments that skip the questions (tests, keybindings). */
 export type GenerateArgs = Omit<GenerateRequest, 'batch'> & { readonly batch?: boolean; readonly runs?: number };
@@ -58,7 +56,11 @@ async function askRequest(ctx: Ctx): Promise<GenerateArgs | undefined> {
     { label: 'Terminal-Bench 1', description: 'task.yaml', format: 'tb1' as TaskFormat },
   ], { title: step(3), placeHolder: 'Task format', ignoreFocusOut: true });
   if (!format) return undefined;
-  const difficulty = await vscode.window.showQuickPick(['easy', 'medium', 'hard'].map((label) => ({ label, picked: label === (last.difficulty ?? 'medium') })), { title: step(4), placeHolder: 'Target difficulty', ignoreFocusOut: true });
+  // A single-choice pick starts on its first item: the last choice, else the CLI's default, goes first.
+  const preset = last.difficulty ?? DEFAULT_GEN_DIFFICULTY;
+  const difficulty = await vscode.window.showQuickPick(GEN_DIFFICULTIES.map((label) => ({
+    label, description: label === last.difficulty ? 'last used' : label === DEFAULT_GEN_DIFFICULTY ? 'default (as taskwright generate)' : undefined,
+  })).sort((a, b) => Number(b.label === preset) - Number(a.label === preset)), { title: step(4), placeHolder: 'Target difficulty', ignoreFocusOut: true });
   if (!difficulty) return undefined;
   const outDir = await askOutDir(ctx);
   if (!outDir) return undefined;
@@ -68,6 +70,13 @@ async function askRequest(ctx: Ctx): Promise<GenerateArgs | undefined> {
   const args: GenerateArgs = { topic: topic.trim(), count: Number(count), format: format.format, difficulty: difficulty.label as GenDifficulty, outDir, model, rounds: Number(rounds) };
   await ctx.extension.workspaceState.update(LAST_REQUEST_KEY, { ...args, outDir: undefined });
   return args;
+}
+
+/** The yield report as a read-only document (its own scheme), the text report then its JSON. */
+export async function showGenerationReport(ctx: Ctx, report: YieldReport): Promise<vscode.TextEditor> {
+  const body = `${renderReportText(report)}\n\n\`\`\`json\n${JSON.stringify(report, null, 2)}\n\`\`\`\n`;
+  const uri = reportDocumentsOf(ctx).put(`generate-${new Date().toISOString().replace(/[:.]/g, '-')}`, body);
+  return vscode.window.showTextDocument(uri, { preview: true });
 }
 
 /**
@@ -80,7 +89,7 @@ export const generateTasksCommand: CommandSpec = {
   needsTrust: 'Generating tasks builds and runs them in Docker',
   async run(ctx: Ctx, arg?: unknown) {
     // No key, no questions: asking six of them and then refusing for want of a key wastes the user's time.
-    if (!isGenerateArgs(arg) && !(await apiKey(ctx, 'generating tasks'))) return undefined;
+    if (!isGenerateArgs(arg) && !(await anthropicCredentials(ctx, 'generating tasks'))) return undefined;
     const req = isGenerateArgs(arg) ? arg : await askRequest(ctx);
     if (!req) return undefined;
     let caller;
@@ -93,10 +102,8 @@ export const generateTasksCommand: CommandSpec = {
       return undefined;
     }
     if (!caller) return undefined;
-    // Policies read their keys from SecretStorage first, as Run Policy does.
-    const policy = !req.calibrate ? undefined
-      : /^(oracle|nop)$/.test(req.calibrate) ? createAgent(req.calibrate)
-        : createPolicyAgent(req.calibrate, { secrets: await bandOf(ctx).secrets() });
+    // The calibration policy reads its key where every path does (model/keys.ts).
+    const policy = req.calibrate ? await agentFromSpec(ctx, req.calibrate) : undefined;
     const agent = new MetaAgent({ caller, format: req.format });
     const folder = vscode.workspace.getWorkspaceFolder(vscode.Uri.file(req.outDir));
     const resultsDir = defaultResultsDir(folder?.uri.fsPath ?? req.outDir);
@@ -129,34 +136,34 @@ export const generateTasksCommand: CommandSpec = {
     });
     const text = renderReportText(report);
     ctx.log.info(`generate: yield report\n${text}`);
+    await ctx.extension.workspaceState.update(LAST_REPORT_KEY, report);
     const show = 'Show Report';
     const c = report.counts;
     void vscode.window.showInformationMessage(
       `Taskwright: ${c.accepted} of ${c.requested} task(s) accepted (${c.rejected} rejected, ${c.errors} errors${c.cancelled ? `, ${c.cancelled} cancelled` : ''}).`, show,
     ).then(async (choice) => {
-      if (choice !== show) return;
-      const doc = await vscode.workspace.openTextDocument({ content: `${text}\n\n${JSON.stringify(report, null, 2)}\n`, language: 'markdown' });
-      await vscode.window.showTextDocument(doc, { preview: true });
+      if (choice === show) await showGenerationReport(ctx, report);
     });
     return report;
   },
 };
 
-/**
- * Taskwright: Set API Key — the Anthropic key for task generation, in SecretStorage only. A string
- * argument (keybindings, tests) skips the prompt; an empty one deletes the key.
- */
-export const setApiKey: CommandSpec = {
-  id: SET_API_KEY_COMMAND,
-  async run(ctx: Ctx, arg?: unknown) {
-    const value = typeof arg === 'string' ? arg
-      : await vscode.window.showInputBox({ prompt: 'Anthropic API key (stored in the editor\'s secret storage; empty to delete)', password: true, ignoreFocusOut: true });
-    if (value === undefined) return undefined;
-    if (value.trim()) await ctx.extension.secrets.store(API_KEY_SECRET, value.trim());
-    else await ctx.extension.secrets.delete(API_KEY_SECRET);
-    void vscode.window.showInformationMessage(`Taskwright: Anthropic API key ${value.trim() ? 'stored' : 'deleted'}.`);
-    return undefined;
+function isYieldReport(v: unknown): v is YieldReport {
+  return typeof v === 'object' && v !== null && (v as { version?: unknown }).version === 1 && Array.isArray((v as { tasks?: unknown }).tasks)
+    && typeof (v as { counts?: unknown }).counts === 'object' && typeof (v as { request?: unknown }).request === 'object';
+}
+
+/** Taskwright: Show Last Generation Report — the workspace's last yield report (or the one passed), read-only. */
+export const showLastReport: CommandSpec = {
+  id: 'taskwright.generate.showReport',
+  async run(ctx, arg?: unknown) {
+    const report = isYieldReport(arg) ? arg : ctx.extension.workspaceState.get<unknown>(LAST_REPORT_KEY);
+    if (!isYieldReport(report)) {
+      void vscode.window.showInformationMessage('Taskwright: no generation report yet in this workspace; run "Generate Tasks…".');
+      return undefined;
+    }
+    return (await showGenerationReport(ctx, report)).document.uri;
   },
 };
 
-export const GENERATE_COMMANDS: readonly CommandSpec[] = [generateTasksCommand, setApiKey];
+export const GENERATE_COMMANDS: readonly CommandSpec[] = [generateTasksCommand, showLastReport, setApiKeyCommand];

@@ -27,6 +27,7 @@ function reviewDiagnostics(ctx: Ctx): vscode.DiagnosticCollection {
  */
 export const reviewTaskCommand: CommandSpec = {
   id: 'taskwright.review.task',
+  needsTrust: 'Reviewing a task with Claude (sends its files to a model)',
   async run(ctx: Ctx, arg?: unknown, opts?: unknown) {
     const task = await pickTask(ctx, arg, 'Task to review with Claude');
     if (!task) return undefined;

@@ -13,7 +13,6 @@ import type { AuditService } from '../diagnostics/auditService';
 import { DIAGNOSTIC_SOURCE } from '../diagnostics/convert';
 import { connectModel } from '../model/connect';
 import { sandboxOf, SANDBOX_SOURCE } from '../sandbox/sandboxService';
-import { requireTrust } from '../trust';
 import { reviewFindingOf, REVIEW_SOURCE } from './shown';
 
 export const FIX_COMMAND = 'taskwright.fix.finding';
@@ -59,6 +58,7 @@ export function fixEdit(taskDir: string, changes: readonly FileChange[], confirm
  */
 export const fixFindingCommand: CommandSpec = {
   id: FIX_COMMAND,
+  needsTrust: 'Fix with Claude (sends the task\'s files to a model, and may validate the change in Docker)',
   async run(ctx: Ctx, dirArg?: unknown, findingArg?: unknown, opts?: unknown): Promise<FixResult | undefined> {
     if (typeof dirArg !== 'string' || !findingArg || typeof (findingArg as Finding).rule !== 'string') {
       void vscode.window.showInformationMessage('Taskwright: Fix with Claude works on a finding: use the light bulb on a Taskwright diagnostic.');
@@ -67,8 +67,6 @@ export const fixFindingCommand: CommandSpec = {
     const finding = findingArg as Finding;
     const o = (opts ?? {}) as { model?: string; preview?: boolean };
     const task = ctx.tasks.get(dirArg) ?? await loadTask(dirArg);
-    // A dynamic finding is checked again by validating the changed copy: that runs the task's code.
-    if (finding.source === 'validate' && !(await requireTrust('Checking a fix by validating the task in Docker'))) return undefined;
     const caller = await connectModel(ctx, 'Fix with Claude', o.model);
     if (!caller) return undefined;
     const result = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: `Taskwright: fixing ${finding.rule} in ${task.id}`, cancellable: true }, async (progress, token) => {

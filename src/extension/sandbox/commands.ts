@@ -1,6 +1,7 @@
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { AGENT_KINDS, createAgent } from '../../core/agents/factory';
+import { AGENT_KINDS } from '../../core/agents/factory';
+import { agentFromSpec } from '../model/keys';
 import { trialLogFiles, trialLogsDir } from '../../core/results/runs';
 import { runLabel, trialDescription, trialLabel } from '../runs/items';
 import type { CommandSpec } from '../commands/command';
@@ -61,7 +62,8 @@ export const rerunTask: CommandSpec = {
         spec = `${spec}:${rest}`;
       }
     }
-    const record = await sandboxOf(ctx).rerun(task, createAgent(spec));
+    // The agent reads its key where every path does: the stored key, then the environment.
+    const record = await sandboxOf(ctx).rerun(task, await agentFromSpec(ctx, spec));
     if (record) {
       const detail = record.infra ? ` — ${record.infra.kind}: ${record.infra.message}` : '';
       void vscode.window.showInformationMessage(`Taskwright: ${task.id} with ${spec}: ${record.outcome}${record.reward !== null ? ` (reward ${record.reward})` : ''}${detail}`);

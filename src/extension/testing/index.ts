@@ -2,6 +2,7 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { Ctx } from '../context';
 import { errorMessage } from '../log';
+import { isTrusted } from '../trust';
 import { CODELENS_SELECTOR, RUN_PROFILE_COMMAND, TaskCodeLens } from './codeLens';
 import { TaskTests } from './controller';
 import { TestProfiles, type ProfileKind } from './profiles';
@@ -60,7 +61,7 @@ export function registerTesting(ctx: Ctx): Testing {
   // Validation on save: one pending run per task, the newer save cancelling the older run.
   const pending = new Map<string, { timer?: NodeJS.Timeout; source?: vscode.CancellationTokenSource }>();
   subs.push(vscode.workspace.onDidSaveTextDocument((doc) => {
-    if (!vscode.workspace.isTrusted || doc.uri.scheme !== 'file' || !ctx.config.get('testing.runOnSave', doc.uri)) return;
+    if (!isTrusted() || doc.uri.scheme !== 'file' || !ctx.config.get('testing.runOnSave', doc.uri)) return;
     if (doc.uri.fsPath.split(path.sep).includes('.taskwright')) return;
     const task = ctx.tasks.containing(doc.uri.fsPath);
     if (!task) return;

@@ -3,7 +3,7 @@ import type { Agent } from '../../core/agents/agent';
 import { createAgent } from '../../core/agents/factory';
 import type { Task } from '../../core/model/task';
 import type { TrialRecord } from '../../core/results/trial';
-import { makeAgent } from '../band/agents';
+import { agentFromSpec } from '../model/keys';
 import type { Ctx } from '../context';
 import { errorMessage } from '../log';
 import { sandboxOf } from '../sandbox/sandboxService';
@@ -66,7 +66,7 @@ export class TestProfiles implements vscode.Disposable {
 
   private async run(kind: ProfileKind, request: vscode.TestRunRequest, token: vscode.CancellationToken): Promise<void> {
     // Untrusted workspaces run nothing: building an image runs the task's code.
-    if (!(await requireTrust(`Running tasks from the Testing view (${LABEL[kind]})`))) return;
+    if (!requireTrust(`Running tasks from the Testing view (${LABEL[kind]})`, `testing:${kind}`)) return;
     const tasks = this.tasksOf(request);
     if (!tasks.length) return;
     let agent: Agent | undefined;
@@ -103,7 +103,7 @@ export class TestProfiles implements vscode.Disposable {
     });
     if (!n) return undefined;
     await this.ctx.extension.workspaceState.update(LAST_SPEC_KEY, spec.trim());
-    return { agent: await makeAgent(this.ctx, spec.trim()), attempts: Number(n) };
+    return { agent: await agentFromSpec(this.ctx, spec.trim()), attempts: Number(n) };
   }
 
   private async validate(run: vscode.TestRun, tasks: readonly Task[], token: vscode.CancellationToken): Promise<void> {

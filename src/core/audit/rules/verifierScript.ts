@@ -6,6 +6,7 @@ import type { AuditContext } from '../context';
 import type { StaticRule } from '../rule';
 import { downloadOf, installOf, isPytestCommand, isTestCommand, pythonModule, rewardWriteOf } from './commands';
 import { resolveWord, workingDirAt } from './workingDir';
+import { pipInstallLine, pipTargetOf } from '../pythonImage';
 
 const HARBOR_REWARD = /^\/logs\/verifier\/reward\.(txt|json)$/;
 
@@ -65,12 +66,15 @@ function moveInstallFix(ctx: AuditContext, file: string, cmd: ShellCommand, spec
   if (lineText.trim() !== lines.text.slice(cmd.start, cmd.end).trim()) return undefined;
   const dfLines = ctx.lines(dockerfile);
   const end = dfLines.positionAt(dfText.length);
+  // The line must build on this base image: Debian 12+, Ubuntu 23.04+ and Alpine 3.19+ refuse a system-wide pip.
+  const target = pipTargetOf(dfText);
   const sep = dfText.endsWith('\n') || dfText.length === 0 ? '' : '\n';
   const edits: TextEdit[] = [
     { file, range: { start: { line: start.line, character: 0 }, end: { line: start.line + 1, character: 0 } }, newText: '' },
-    { file: dockerfile, range: { start: end, end }, newText: `${sep}RUN pip install --no-cache-dir ${specs.join(' ')}\n` },
+    { file: dockerfile, range: { start: end, end }, newText: `${sep}${pipInstallLine(target, specs)}\n` },
   ];
-  return { title: `Install ${specs.join(' ')} in the image instead of at test time`, edits, preferred: false };
+  const how = target.kind === 'managed' ? ' (with --break-system-packages: the base image manages its Python)' : '';
+  return { title: `Install ${specs.join(' ')} in the image instead of at test time${how}`, edits, preferred: false };
 }
 
 /** `pip install`, `python3 -m pip install`, `apt-get install`…: the words up to the verb. */
