@@ -39,6 +39,12 @@ export interface RunOptions {
   readonly signal?: AbortSignal;
   readonly onOutput?: (text: string) => void;
   readonly onTrial?: (result: TrialResult, job: TrialJob) => void;
+  /**
+   * `runJob` returns as soon as each trial's verdict is recorded; the containers of such trials are
+   * removed in the background, and the caller must `await runner.settle()` before the run ends.
+   * `runAll` always works this way and settles before it returns.
+   */
+  readonly deferRemoval?: boolean;
 }
 
 export interface SandboxDeps {
@@ -71,6 +77,8 @@ export class TrialRunner {
   private stopReason: string | undefined;
   /** Aborted on such a stop: trials in flight end (containers removed), no new one starts. */
   private readonly stopCtl = new AbortController();
+  /** Removals of the containers of recorded trials, still under way (see `settle`). */
+  private readonly removals = new Set<Promise<void>>();
 
   constructor(private readonly deps: SandboxDeps, private readonly store: RunStore) {
     this.images = deps.images ?? new ImageCache(deps.runtime);
@@ -100,6 +108,23 @@ export class TrialRunner {
     this.stopReason = reason;
     this.stopCtl.abort(new Error(reason));
   }
+
+  /**
+   * Waits until the container of every trial this runner recorded is removed. Removals run off the
+   * trial's path once its verdict is saved (`deferRemoval`); the run lease is held until each ends.
+   */
+  async settle(): Promise<void> {
+    while (this.removals.size) await Promise.all([...this.removals]);
+  }
+
+  private readonly removeLater = (removal: Promise<void>): void => {
+    this.lease.acquire();
+    const p: Promise<void> = removal.then(() => undefined, () => undefined).finally(() => {
+      this.removals.delete(p);
+      this.lease.release();
+    });
+    this.removals.add(p);
+  };
 
   private signalOf(opts: RunOptions): AbortSignal {
     return opts.signal ? AbortSignal.any([opts.signal, this.stopCtl.signal]) : this.stopCtl.signal;
@@ -140,6 +165,7 @@ export class TrialRunner {
           logsRel: path.relative(this.store.dir, logDir).split(path.sep).join('/'),
           beforeVerifier: job.beforeVerifier, onOutput: lines?.write, signal,
           record: (r) => { saved = this.save(r); }, leased: true,
+          ...(opts.deferRemoval ? { removeLater: this.removeLater } : {}),
         });
       } catch (e) {
         if (!isDiskFull(e)) throw e;
@@ -210,13 +236,15 @@ export class TrialRunner {
         const i = next++;
         const job = jobs[i] as TrialJob;
         if (opts.signal?.aborted || this.stopReason !== undefined) { out[i] = []; continue; }
-        out[i] = await this.runJob(job, opts);
+        // The next job starts while the last one's container is still being removed.
+        out[i] = await this.runJob(job, { ...opts, deferRemoval: true });
       }
     };
     this.lease.acquire();
     try {
       await Promise.all(Array.from({ length: Math.max(1, Math.min(opts.concurrency, jobs.length)) }, () => worker()));
     } finally {
+      await this.settle();
       this.lease.release();
     }
     return out;

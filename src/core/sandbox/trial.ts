@@ -19,12 +19,11 @@ import { ContainerSession } from './session';
 import { isDiskFull } from '../results/diskFull';
 import { CappedLog } from './cappedLog';
 import { PathOutsideTaskError } from './contain';
+import { readRewardDir, type RewardFolder } from './rewardDir';
 import { packTar } from './tar';
 import { testsArchive } from './testsArchive';
-import { CappedBytes, readTarStream } from './tarReader';
 
-/** Reward files are a number or a small JSON object: more than this is not a reward file. */
-export const REWARD_FILE_LIMIT = 64 * 1024;
+export { REWARD_FILE_LIMIT } from './rewardDir';
 
 /** Runs before the verifier in the trial's container (validate's reward-isolation probes use it). */
 export type BeforeVerifierHook = (session: TrialSession) => Promise<void>;
@@ -54,6 +53,12 @@ export interface TrialRequest {
   readonly record?: (record: TrialRecord) => void;
   /** The run keeps a lease the reaper can judge its containers by (`lease.ts`). */
   readonly leased?: boolean;
+  /**
+   * Takes over the container's removal once the record is saved with a verdict: the trial then
+   * returns without waiting for it, and the owner awaits it before the run ends (the runner's
+   * `settle`). Without it, and on every path without a verdict, the removal is awaited here.
+   */
+  readonly removeLater?: (removal: Promise<void>) => void;
   /** What an agent timeout means (default `fail`: a failed attempt, no verifier). */
   readonly timeoutPolicy?: TimeoutPolicy;
 }
@@ -254,28 +259,41 @@ export async function runTrial(ctx: TrialContext, req: TrialRequest): Promise<Tr
     vErr.end();
     durations.verifier = secs(Date.now() - verifierStarted);
     if (v.cancelled) return await finish();
-    const verifierOoms = await verifierOomCount();
-    if (!v.timedOut) {
-      // The engine saw an OOM kill while the verifier ran: the verifier ran out of the task's
-      // memory. The reward it may have written is not a verdict.
-      const afterVerifier = await runtime.inspect(containerId);
-      if (afterVerifier && !afterVerifier.running) {
-        const died = deathPhase(afterVerifier.lifetimeMs, agentEndedAfterMs);
-        facts.containerDied = { phase: died, oomKilled: died === 'verifier' && verifierOoms > 0, detail: `the container stopped ${died === 'agent' ? "during the agent's phase" : 'while the verifier ran'} (exit ${afterVerifier.exitCode ?? '?'}${verifierOoms ? ', OOM kill' : ''})` };
-        return await finish();
-      }
-      if (verifierOoms > 0) {
-        facts.verifierOom = true;
-        emit(`[the verifier was OOM-killed (memory limit ${Math.round(limitsFor(task).memoryBytes / 1048576)} MB): not a verdict]\n`);
-        return await finish();
-      }
-    }
     if (v.timedOut) {
       facts.verifierTimedOut = true;
       emit(`[verifier timed out after ${plan.verifierTimeoutSec} s: container removed]\n`);
       return await finish();
     }
-    const rewardFiles = plan.rewardDir ? await readRewardDir(runtime, containerId, plan.rewardDir, req.logDir) : {};
+    // The engine's OOM events trail a kill by a moment (the watch waits for them): meanwhile the
+    // container's state and the reward folder are read. The reward only counts when neither shows
+    // a death; an error of the read only when it would have counted.
+    const cidV = containerId;
+    const reading: Promise<{ folder: RewardFolder } | { error: unknown } | undefined> = plan.rewardDir
+      ? readRewardDir(runtime, cidV, plan.rewardDir, req.logDir).then((folder) => ({ folder }), (error: unknown) => ({ error }))
+      : Promise.resolve(undefined);
+    const [verifierOoms, afterVerifier, read] = await Promise.allSettled([verifierOomCount(), runtime.inspect(cidV), reading]);
+    const reward = read.status === 'fulfilled' ? read.value : undefined;
+    const dropReward = (): void => { if (reward && 'folder' in reward) reward.folder.discard(); };
+    if (afterVerifier.status === 'rejected') { dropReward(); throw afterVerifier.reason; }
+    const ooms = verifierOoms.status === 'fulfilled' ? verifierOoms.value : 0;
+    // The engine saw an OOM kill while the verifier ran: the verifier ran out of the task's
+    // memory. The reward it may have written is not a verdict.
+    const state = afterVerifier.value;
+    if (state && !state.running) {
+      dropReward();
+      const died = deathPhase(state.lifetimeMs, agentEndedAfterMs);
+      facts.containerDied = { phase: died, oomKilled: died === 'verifier' && ooms > 0, detail: `the container stopped ${died === 'agent' ? "during the agent's phase" : 'while the verifier ran'} (exit ${state.exitCode ?? '?'}${ooms ? ', OOM kill' : ''})` };
+      return await finish();
+    }
+    if (ooms > 0) {
+      dropReward();
+      facts.verifierOom = true;
+      emit(`[the verifier was OOM-killed (memory limit ${Math.round(limitsFor(task).memoryBytes / 1048576)} MB): not a verdict]\n`);
+      return await finish();
+    }
+    if (reward && 'error' in reward) throw reward.error;
+    const rewardFiles = reward?.folder.files ?? {};
+    reward?.folder.keep();
     verdict = plan.verdict(v.stdout, v.stderr, v.exitCode ?? -1, rewardFiles);
     fs.writeFileSync(file('verdict.txt'), `exit ${v.exitCode}\n${verdict.detail}\n`);
     emit(`verdict: ${verdict.detail}\n`);
@@ -348,7 +366,9 @@ export async function runTrial(ctx: TrialContext, req: TrialRequest): Promise<Tr
     failpoint('after-record-file');
     req.record?.(result.record);
     recorded = true;
-    await removeContainer();
+    // With the verdict saved, the removal may run off the trial's path (the owner awaits it).
+    if (req.removeLater && containerId && !removed) req.removeLater(removeContainer());
+    else await removeContainer();
     return result;
   }
 
@@ -392,38 +412,4 @@ export async function runTrial(ctx: TrialContext, req: TrialRequest): Promise<Tr
     };
     return { record, verdict, imageBuilt, retryable: c.outcome === 'infra-error' && retryable };
   }
-}
-
-/**
- * The verifier's reward folder, streamed: reward.txt / reward.json kept in memory up to a small
- * limit (a bigger one is not a reward), the folder's other files written to the trial's
- * `verifier-files/` with the log cap. What the verifier writes never lands in memory whole.
- */
-async function readRewardDir(runtime: ContainerRuntime, containerId: string, rewardDir: string, logDir: string): Promise<Record<string, string | undefined>> {
-  const stream = await runtime.getArchive(containerId, rewardDir);
-  if (!stream) return {};
-  const rewards = new Map<string, CappedBytes>();
-  await readTarStream(stream, (name, size) => {
-    // Only the folder's own files: what the verifier wrote (reward.txt, reward.json, its logs).
-    if (name.split('/').filter(Boolean).length !== 2) return undefined;
-    const base = path.posix.basename(name);
-    if (base === 'reward.txt' || base === 'reward.json') {
-      const sink = new CappedBytes(REWARD_FILE_LIMIT);
-      rewards.set(base, sink);
-      return sink;
-    }
-    void size;
-    fs.mkdirSync(path.join(logDir, 'verifier-files'), { recursive: true });
-    const dest = path.join(logDir, 'verifier-files', base);
-    fs.writeFileSync(dest, '');
-    return new CappedLog(dest);
-  });
-  const out: Record<string, string | undefined> = {};
-  for (const [base, sink] of rewards) {
-    const bytes = sink.bytes();
-    fs.writeFileSync(path.join(logDir, base), bytes);
-    // An oversized reward file is unreadable as a reward: the verdict says "no reward".
-    out[base] = sink.truncated ? undefined : bytes.toString('utf8');
-  }
-  return out;
 }
