@@ -134,6 +134,9 @@ async function main(): Promise<void> {
     if (rs.some((x) => x[0]?.record.outcome !== 'passed')) throw new Error(`throughput trial failed at concurrency ${c}`);
     throughput.push({ concurrency: c, trials: n, perMin: Math.round(n / min) });
   }
+  await runner.close();
+  await profiledRunner.close();
+  if (before) await (before as { close?: () => Promise<void> }).close?.();
   store.finish({});
   fs.rmSync(results, { recursive: true, force: true });
   const left = (await runtime.listByLabel('taskwright.run')).filter((x) => x.labels['taskwright.run'] === store.id).length;

@@ -68,6 +68,7 @@ async function main(): Promise<void> {
   for (const t of spans) for (const s of t) byCall.set(s.call, [...(byCall.get(s.call) ?? []), s.ms]);
   console.log(`median trial ${Math.round(median(totals))} ms; per call (median ms, calls per trial): ${[...byCall].map(([c, ms]) => `${c} ${Math.round(median(ms))} ×${ms.length / spans.length}`).join(' · ')}`);
   console.log(`load ${os.loadavg().map((x) => x.toFixed(1)).join(' / ')}`);
+  await runner.close();
   store.finish({});
   fs.rmSync(results, { recursive: true, force: true });
 }

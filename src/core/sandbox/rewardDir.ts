@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { CappedLog } from './cappedLog';
-import type { ContainerRuntime } from './runtime';
+import type { ContainerRuntime, ContainerState } from './runtime';
 import { CappedBytes, readTarStream } from './tarReader';
 
 /** Reward files are a number or a small JSON object: more than this is not a reward file. */
@@ -50,4 +50,30 @@ export async function readRewardDir(runtime: ContainerRuntime, containerId: stri
     keep: () => { for (const [base, sink] of rewards) fs.writeFileSync(path.join(logDir, base), sink.bytes()); },
     discard: () => { fs.rmSync(others, { recursive: true, force: true }); },
   };
+}
+
+/** What decides a finished verifier's verdict: the engine's OOM kills, the container's state, the reward folder. */
+export interface AfterVerifier {
+  readonly ooms: number;
+  readonly state: ContainerState | undefined;
+  /** The reward folder read back (or why it could not be: an error that counts only with a verdict). */
+  readonly reward: { readonly folder: RewardFolder } | { readonly error: unknown } | undefined;
+}
+
+/**
+ * The engine's OOM events trail a kill by a moment (`ooms` waits for them): meanwhile the
+ * container's state and the reward folder are read, in parallel. An engine error of the inspect
+ * is thrown (what was read is dropped).
+ */
+export async function afterVerifier(runtime: ContainerRuntime, containerId: string, rewardDir: string | undefined, logDir: string, ooms: () => Promise<number>): Promise<AfterVerifier> {
+  const reading: Promise<AfterVerifier['reward']> = rewardDir
+    ? readRewardDir(runtime, containerId, rewardDir, logDir).then((folder) => ({ folder }), (error: unknown) => ({ error }))
+    : Promise.resolve(undefined);
+  const [o, state, read] = await Promise.allSettled([ooms(), runtime.inspect(containerId), reading]);
+  const reward = read.status === 'fulfilled' ? read.value : undefined;
+  if (state.status === 'rejected') {
+    if (reward && 'folder' in reward) reward.folder.discard();
+    throw state.reason;
+  }
+  return { ooms: o.status === 'fulfilled' ? o.value : 0, state: state.value, reward };
 }

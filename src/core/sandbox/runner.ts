@@ -8,6 +8,7 @@ import type { RunStore } from '../results/store';
 import { recoverRuns } from '../results/recover';
 import { RUN_STOPPING_KINDS } from '../agents/providerErrors';
 import { ImageCache } from './image';
+import { ReadySnapshots } from './readySnapshots';
 import { leaseState, RunLease } from './lease';
 import { retryDelayMs } from './outcome';
 import { pidAlive, reapOrphans } from './reaper';
@@ -41,8 +42,9 @@ export interface RunOptions {
   readonly onTrial?: (result: TrialResult, job: TrialJob) => void;
   /**
    * `runJob` returns as soon as each trial's verdict is recorded; the containers of such trials are
-   * removed in the background, and the caller must `await runner.settle()` before the run ends.
-   * `runAll` always works this way and settles before it returns.
+   * removed in the background, and inert agents' trials may start from a verifier-ready snapshot
+   * (readySnapshots.ts). The caller must `await runner.close()` before the run ends. `runAll`
+   * always works this way and closes before it returns.
    */
   readonly deferRemoval?: boolean;
 }
@@ -79,10 +81,13 @@ export class TrialRunner {
   private readonly stopCtl = new AbortController();
   /** Removals of the containers of recorded trials, still under way (see `settle`). */
   private readonly removals = new Set<Promise<void>>();
+  /** Verifier-ready snapshots of this run (undefined on a backend without snapshots, or a pool). */
+  private readonly ready: ReadySnapshots | undefined;
 
   constructor(private readonly deps: SandboxDeps, private readonly store: RunStore) {
     this.images = deps.images ?? new ImageCache(deps.runtime);
     this.lease = new RunLease(store.id);
+    this.ready = ReadySnapshots.for(deps.runtime, store.id);
     // A resumed run's trial ids go on after the ones its folder already holds: none is reused.
     this.seq = store.lastTrialSeq();
   }
@@ -115,6 +120,12 @@ export class TrialRunner {
    */
   async settle(): Promise<void> {
     while (this.removals.size) await Promise.all([...this.removals]);
+  }
+
+  /** The end of a run with `deferRemoval`: every container removed, then the ready snapshots. */
+  async close(): Promise<void> {
+    await this.settle();
+    await this.ready?.dispose();
   }
 
   private readonly removeLater = (removal: Promise<void>): void => {
@@ -159,7 +170,7 @@ export class TrialRunner {
       const lines = opts.onOutput ? new TrialLines(`[${trialId}] `, opts.onOutput) : undefined;
       try {
         const logDir = this.store.trialDir(trialId);
-        result = await runTrial({ runtime: this.deps.runtime, images: this.images }, {
+        result = await runTrial({ runtime: this.deps.runtime, images: this.images, ...(opts.deferRemoval && this.ready ? { ready: this.ready } : {}) }, {
           task: job.task, taskPath: job.taskPath, agent: job.agent, runId: this.store.id, trialId,
           attempt: job.attempt, try: t, checkpoint: opts.checkpoint, logDir, timeoutPolicy: opts.timeoutPolicy,
           logsRel: path.relative(this.store.dir, logDir).split(path.sep).join('/'),
@@ -244,7 +255,7 @@ export class TrialRunner {
     try {
       await Promise.all(Array.from({ length: Math.max(1, Math.min(opts.concurrency, jobs.length)) }, () => worker()));
     } finally {
-      await this.settle();
+      await this.close();
       this.lease.release();
     }
     return out;

@@ -202,7 +202,7 @@ export async function validateTasks(runtime: ContainerRuntime, store: RunStore, 
     });
   } finally {
     // Every trial's container is gone before this returns (and before the snapshots they ran on).
-    await runner.settle();
+    await runner.close();
     if (hasSnapshots(runtime)) for (const img of snapImages) await runtime.removeImage(img).catch(() => undefined);
   }
 
