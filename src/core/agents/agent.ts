@@ -56,5 +56,11 @@ export interface Agent {
   readonly spec: string;
   /** Model name for results (absent for oracle/nop). */
   readonly model?: string;
+  /**
+   * Runs nothing in the container and never uses the session (nop, validate's checks): its trials
+   * may start from a verifier-ready snapshot (`sandbox/readySnapshots.ts`). Only for agents that
+   * really do nothing: what such an agent left would not be checked.
+   */
+  readonly inert?: boolean;
   run(session: TrialSession, signal: AbortSignal): Promise<AgentResult>;
 }

@@ -49,14 +49,16 @@ export function notFresh(path: string, archive: Buffer | { head: Buffer; truncat
 }
 
 export async function freshHarnessDirs(runtime: ContainerRuntime, containerId: string, paths: readonly string[], signal?: AbortSignal): Promise<HarnessDirsResult> {
-  const dirty: string[] = [];
-  for (const p of paths) if (notFresh(p, await archiveHead(await runtime.getArchive(containerId, p))) !== undefined) dirty.push(p);
+  // Each path is read at once (each archive call is a process of the engine's own: in parallel,
+  // they cost about one).
+  const judge = (ps: readonly string[]): Promise<(string | undefined)[]> =>
+    Promise.all(ps.map(async (p) => notFresh(p, await archiveHead(await runtime.getArchive(containerId, p)))));
+  const dirty = (await judge(paths)).flatMap((why, i) => (why !== undefined ? [paths[i] as string] : []));
   if (!dirty.length) return { ok: true, cleared: [] };
   // As root, whatever user the agent ran as; the engine's view afterwards is the judge.
   await runtime.exec(containerId, { cmd: ['rm', '-rf', '--', ...dirty], user: '0', timeoutMs: 60_000, ...(signal ? { signal } : {}) });
-  for (const p of dirty) {
-    const why = notFresh(p, await archiveHead(await runtime.getArchive(containerId, p)));
-    if (why !== undefined) return { ok: false, detail: `could not clear what the agent's phase left at ${p}: ${why}` };
-  }
+  const after = await judge(dirty);
+  const left = after.findIndex((why) => why !== undefined);
+  if (left >= 0) return { ok: false, detail: `could not clear what the agent's phase left at ${dirty[left]}: ${after[left]}` };
   return { ok: true, cleared: dirty };
 }

@@ -8,6 +8,7 @@ import type { RunStore } from '../results/store';
 import { recoverRuns } from '../results/recover';
 import { RUN_STOPPING_KINDS } from '../agents/providerErrors';
 import { ImageCache } from './image';
+import { ReadySnapshots } from './readySnapshots';
 import { leaseState, RunLease } from './lease';
 import { retryDelayMs } from './outcome';
 import { pidAlive, reapOrphans } from './reaper';
@@ -39,6 +40,13 @@ export interface RunOptions {
   readonly signal?: AbortSignal;
   readonly onOutput?: (text: string) => void;
   readonly onTrial?: (result: TrialResult, job: TrialJob) => void;
+  /**
+   * `runJob` returns as soon as each trial's verdict is recorded; the containers of such trials are
+   * removed in the background, and inert agents' trials may start from a verifier-ready snapshot
+   * (readySnapshots.ts). The caller must `await runner.close()` before the run ends. `runAll`
+   * always works this way and closes before it returns.
+   */
+  readonly deferRemoval?: boolean;
 }
 
 export interface SandboxDeps {
@@ -71,10 +79,15 @@ export class TrialRunner {
   private stopReason: string | undefined;
   /** Aborted on such a stop: trials in flight end (containers removed), no new one starts. */
   private readonly stopCtl = new AbortController();
+  /** Removals of the containers of recorded trials, still under way (see `settle`). */
+  private readonly removals = new Set<Promise<void>>();
+  /** Verifier-ready snapshots of this run (undefined on a backend without snapshots, or a pool). */
+  private readonly ready: ReadySnapshots | undefined;
 
   constructor(private readonly deps: SandboxDeps, private readonly store: RunStore) {
     this.images = deps.images ?? new ImageCache(deps.runtime);
     this.lease = new RunLease(store.id);
+    this.ready = ReadySnapshots.for(deps.runtime, store.id);
     // A resumed run's trial ids go on after the ones its folder already holds: none is reused.
     this.seq = store.lastTrialSeq();
   }
@@ -100,6 +113,29 @@ export class TrialRunner {
     this.stopReason = reason;
     this.stopCtl.abort(new Error(reason));
   }
+
+  /**
+   * Waits until the container of every trial this runner recorded is removed. Removals run off the
+   * trial's path once its verdict is saved (`deferRemoval`); the run lease is held until each ends.
+   */
+  async settle(): Promise<void> {
+    while (this.removals.size) await Promise.all([...this.removals]);
+  }
+
+  /** The end of a run with `deferRemoval`: every container removed, then the ready snapshots. */
+  async close(): Promise<void> {
+    await this.settle();
+    await this.ready?.dispose();
+  }
+
+  private readonly removeLater = (removal: Promise<void>): void => {
+    this.lease.acquire();
+    const p: Promise<void> = removal.then(() => undefined, () => undefined).finally(() => {
+      this.removals.delete(p);
+      this.lease.release();
+    });
+    this.removals.add(p);
+  };
 
   private signalOf(opts: RunOptions): AbortSignal {
     return opts.signal ? AbortSignal.any([opts.signal, this.stopCtl.signal]) : this.stopCtl.signal;
@@ -134,12 +170,13 @@ export class TrialRunner {
       const lines = opts.onOutput ? new TrialLines(`[${trialId}] `, opts.onOutput) : undefined;
       try {
         const logDir = this.store.trialDir(trialId);
-        result = await runTrial({ runtime: this.deps.runtime, images: this.images }, {
+        result = await runTrial({ runtime: this.deps.runtime, images: this.images, ...(opts.deferRemoval && this.ready ? { ready: this.ready } : {}) }, {
           task: job.task, taskPath: job.taskPath, agent: job.agent, runId: this.store.id, trialId,
           attempt: job.attempt, try: t, checkpoint: opts.checkpoint, logDir, timeoutPolicy: opts.timeoutPolicy,
           logsRel: path.relative(this.store.dir, logDir).split(path.sep).join('/'),
           beforeVerifier: job.beforeVerifier, onOutput: lines?.write, signal,
           record: (r) => { saved = this.save(r); }, leased: true,
+          ...(opts.deferRemoval ? { removeLater: this.removeLater } : {}),
         });
       } catch (e) {
         if (!isDiskFull(e)) throw e;
@@ -210,13 +247,15 @@ export class TrialRunner {
         const i = next++;
         const job = jobs[i] as TrialJob;
         if (opts.signal?.aborted || this.stopReason !== undefined) { out[i] = []; continue; }
-        out[i] = await this.runJob(job, opts);
+        // The next job starts while the last one's container is still being removed.
+        out[i] = await this.runJob(job, { ...opts, deferRemoval: true });
       }
     };
     this.lease.acquire();
     try {
       await Promise.all(Array.from({ length: Math.max(1, Math.min(opts.concurrency, jobs.length)) }, () => worker()));
     } finally {
+      await this.close();
       this.lease.release();
     }
     return out;

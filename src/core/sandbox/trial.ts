@@ -1,74 +1,30 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import type { Agent, AgentResult, TrialSession } from '../agents/agent';
-import type { Task } from '../model/task';
+import type { AgentResult } from '../agents/agent';
 import type { InfraKind, TrialRecord } from '../results/trial';
 import { planFor, type VerifierVerdict } from './formats';
-import type { ImageCache } from './image';
 import { limitsFor } from './limits';
 import { writeRecordFile } from '../results/recover';
-import { DEFAULT_TIMEOUT_POLICY, type TimeoutPolicy } from '../results/timeoutPolicy';
+import { DEFAULT_TIMEOUT_POLICY } from '../results/timeoutPolicy';
 import { stopAgentCommands } from './stopAgent';
 import { freshHarnessDirs } from './harnessDirs';
 import { classifyTrial, containerFault, deathPhase, type TrialFacts, type TrialPhase } from './outcome';
 import {
-  InfraError, LABEL, LABEL_HOST, LABEL_LEASE, LABEL_PID, LABEL_RUN, LABEL_TASK, LABEL_TRIAL, type ContainerRuntime,
+  InfraError, LABEL, LABEL_HOST, LABEL_LEASE, LABEL_PID, LABEL_RUN, LABEL_TASK, LABEL_TRIAL,
 } from './runtime';
 import { ContainerSession } from './session';
 import { isDiskFull } from '../results/diskFull';
 import { CappedLog } from './cappedLog';
 import { PathOutsideTaskError } from './contain';
+import { ReadySnapshots } from './readySnapshots';
+import type { TrialContext, TrialRequest, TrialResult } from './trialTypes';
+import { afterVerifier } from './rewardDir';
 import { packTar } from './tar';
 import { testsArchive } from './testsArchive';
-import { CappedBytes, readTarStream } from './tarReader';
 
-/** Reward files are a number or a small JSON object: more than this is not a reward file. */
-export const REWARD_FILE_LIMIT = 64 * 1024;
-
-/** Runs before the verifier in the trial's container (validate's reward-isolation probes use it). */
-export type BeforeVerifierHook = (session: TrialSession) => Promise<void>;
-
-export interface TrialRequest {
-  readonly task: Task;
-  /** The task path as the user gave it (kept in the record). */
-  readonly taskPath: string;
-  readonly agent: Agent;
-  readonly runId: string;
-  readonly trialId: string;
-  readonly attempt: number;
-  readonly try: number;
-  readonly checkpoint?: string;
-  /** Absolute folder for this trial's logs, and the same relative to the run folder. */
-  readonly logDir: string;
-  readonly logsRel: string;
-  readonly beforeVerifier?: BeforeVerifierHook;
-  readonly onOutput?: (text: string) => void;
-  readonly signal?: AbortSignal;
-  /** Slack on top of the agent and verifier timeouts before the harness itself gives up. */
-  readonly wallClockSlackSec?: number;
-  /**
-   * Saves the finished record (the results store's append). Called once, after the record is in the
-   * trial's `record.json` and, when a verdict exists, before the container is removed.
-   */
-  readonly record?: (record: TrialRecord) => void;
-  /** The run keeps a lease the reaper can judge its containers by (`lease.ts`). */
-  readonly leased?: boolean;
-  /** What an agent timeout means (default `fail`: a failed attempt, no verifier). */
-  readonly timeoutPolicy?: TimeoutPolicy;
-}
-
-export interface TrialContext {
-  readonly runtime: ContainerRuntime;
-  readonly images: ImageCache;
-}
-
-export interface TrialResult {
-  readonly record: TrialRecord;
-  readonly verdict?: VerifierVerdict;
-  readonly imageBuilt: boolean;
-  readonly retryable: boolean;
-}
+export { REWARD_FILE_LIMIT } from './rewardDir';
+export type { BeforeVerifierHook, TrialContext, TrialRequest, TrialResult } from './trialTypes';
 
 /** How long a stopped agent (a `command:` program above all) gets to exit before the trial moves on. */
 const AGENT_STOP_WAIT_MS = 8_000;
@@ -149,11 +105,19 @@ export async function runTrial(ctx: TrialContext, req: TrialRequest): Promise<Tr
     const wallSec = task.timeouts.agentSec + task.timeouts.verifierSec + (req.wallClockSlackSec ?? 120);
     wallClock = setTimeout(() => trialCtl.abort('harness'), wallSec * 1000);
 
+    const containerEnv = { ...image.env, ...plan.containerEnv };
+    const workdir = task.environment.workdir ?? image.workdir;
+    // An agent that runs nothing in its container starts from the state an earlier such trial
+    // reached right before its verifier, when there is one (see readySnapshots.ts).
+    const readyKey = ctx.ready && req.agent.inert && !req.beforeVerifier
+      ? await ReadySnapshots.key({ image: image.ref, env: containerEnv, workdir, archive: () => testsArchive(task, plan.testsTarget, plan.mkdirs, plan.extraTestFiles) })
+      : undefined;
+    const fromReady = readyKey !== undefined ? ctx.ready?.ready(readyKey) : undefined;
     containerId = await runtime.start({
-      image: image.ref,
+      image: fromReady ?? image.ref,
       name: containerName(req.runId, req.trialId),
-      env: { ...image.env, ...plan.containerEnv },
-      workdir: task.environment.workdir ?? image.workdir,
+      env: containerEnv,
+      workdir,
       labels: {
         [LABEL]: '1', [LABEL_RUN]: req.runId, [LABEL_TRIAL]: req.trialId, [LABEL_TASK]: task.id,
         [LABEL_PID]: String(process.pid), [LABEL_HOST]: os.hostname(), ...(req.leased ? { [LABEL_LEASE]: '1' } : {}),
@@ -228,14 +192,19 @@ export async function runTrial(ctx: TrialContext, req: TrialRequest): Promise<Tr
     // Verifier phase: tests copied in only now, so the agent never saw them, into folders the
     // harness owns afresh (nothing the agent planted at the tests' or the reward's path survives).
     phase = 'verifier';
-    const fresh = await freshHarnessDirs(runtime, containerId, [plan.testsTarget, ...(plan.rewardDir ? [plan.rewardDir] : [])], trialCtl.signal);
-    if (!fresh.ok) {
-      facts.harnessTampered = fresh.detail;
-      emit(`[${fresh.detail}]\n`);
-      return await finish();
+    if (!fromReady) {
+      const fresh = await freshHarnessDirs(runtime, containerId, [plan.testsTarget, ...(plan.rewardDir ? [plan.rewardDir] : [])], trialCtl.signal);
+      if (!fresh.ok) {
+        facts.harnessTampered = fresh.detail;
+        emit(`[${fresh.detail}]\n`);
+        return await finish();
+      }
+      if (fresh.cleared.length) fs.appendFileSync(file('agent.log'), `[removed what the agent's phase left at ${fresh.cleared.join(', ')} before the tests went in]\n`);
+      await runtime.putArchive(containerId, '/', testsArchive(task, plan.testsTarget, plan.mkdirs, plan.extraTestFiles));
+      // Inert trials of one kind keep this state for the next ones (only a clean one: the note
+      // above would be missing from theirs).
+      if (readyKey !== undefined && !fresh.cleared.length) await ctx.ready?.reached(readyKey, containerId, task.id);
     }
-    if (fresh.cleared.length) fs.appendFileSync(file('agent.log'), `[removed what the agent's phase left at ${fresh.cleared.join(', ')} before the tests went in]\n`);
-    await runtime.putArchive(containerId, '/', testsArchive(task, plan.testsTarget, plan.mkdirs, plan.extraTestFiles));
     oomWatch = await runtime.watchOom?.(containerId);
     const verifierStarted = Date.now();
     emit(`$ ${plan.verifyCommand.join(' ')}\n`);
@@ -254,28 +223,32 @@ export async function runTrial(ctx: TrialContext, req: TrialRequest): Promise<Tr
     vErr.end();
     durations.verifier = secs(Date.now() - verifierStarted);
     if (v.cancelled) return await finish();
-    const verifierOoms = await verifierOomCount();
-    if (!v.timedOut) {
-      // The engine saw an OOM kill while the verifier ran: the verifier ran out of the task's
-      // memory. The reward it may have written is not a verdict.
-      const afterVerifier = await runtime.inspect(containerId);
-      if (afterVerifier && !afterVerifier.running) {
-        const died = deathPhase(afterVerifier.lifetimeMs, agentEndedAfterMs);
-        facts.containerDied = { phase: died, oomKilled: died === 'verifier' && verifierOoms > 0, detail: `the container stopped ${died === 'agent' ? "during the agent's phase" : 'while the verifier ran'} (exit ${afterVerifier.exitCode ?? '?'}${verifierOoms ? ', OOM kill' : ''})` };
-        return await finish();
-      }
-      if (verifierOoms > 0) {
-        facts.verifierOom = true;
-        emit(`[the verifier was OOM-killed (memory limit ${Math.round(limitsFor(task).memoryBytes / 1048576)} MB): not a verdict]\n`);
-        return await finish();
-      }
-    }
     if (v.timedOut) {
       facts.verifierTimedOut = true;
       emit(`[verifier timed out after ${plan.verifierTimeoutSec} s: container removed]\n`);
       return await finish();
     }
-    const rewardFiles = plan.rewardDir ? await readRewardDir(runtime, containerId, plan.rewardDir, req.logDir) : {};
+    // The OOM events, the container's state and the reward folder, read at once; the reward only
+    // counts when neither of the others shows a death (an error of its read only then, too).
+    const { ooms, state, reward } = await afterVerifier(runtime, containerId, plan.rewardDir, req.logDir, verifierOomCount);
+    const dropReward = (): void => { if (reward && 'folder' in reward) reward.folder.discard(); };
+    if (state && !state.running) {
+      dropReward();
+      const died = deathPhase(state.lifetimeMs, agentEndedAfterMs);
+      facts.containerDied = { phase: died, oomKilled: died === 'verifier' && ooms > 0, detail: `the container stopped ${died === 'agent' ? "during the agent's phase" : 'while the verifier ran'} (exit ${state.exitCode ?? '?'}${ooms ? ', OOM kill' : ''})` };
+      return await finish();
+    }
+    // The engine saw an OOM kill while the verifier ran: it ran out of the task's memory, and the
+    // reward it may have written is not a verdict.
+    if (ooms > 0) {
+      dropReward();
+      facts.verifierOom = true;
+      emit(`[the verifier was OOM-killed (memory limit ${Math.round(limitsFor(task).memoryBytes / 1048576)} MB): not a verdict]\n`);
+      return await finish();
+    }
+    if (reward && 'error' in reward) throw reward.error;
+    const rewardFiles = reward?.folder.files ?? {};
+    reward?.folder.keep();
     verdict = plan.verdict(v.stdout, v.stderr, v.exitCode ?? -1, rewardFiles);
     fs.writeFileSync(file('verdict.txt'), `exit ${v.exitCode}\n${verdict.detail}\n`);
     emit(`verdict: ${verdict.detail}\n`);
@@ -348,7 +321,9 @@ export async function runTrial(ctx: TrialContext, req: TrialRequest): Promise<Tr
     failpoint('after-record-file');
     req.record?.(result.record);
     recorded = true;
-    await removeContainer();
+    // With the verdict saved, the removal may run off the trial's path (the owner awaits it).
+    if (req.removeLater && containerId && !removed) req.removeLater(removeContainer());
+    else await removeContainer();
     return result;
   }
 
@@ -392,38 +367,4 @@ export async function runTrial(ctx: TrialContext, req: TrialRequest): Promise<Tr
     };
     return { record, verdict, imageBuilt, retryable: c.outcome === 'infra-error' && retryable };
   }
-}
-
-/**
- * The verifier's reward folder, streamed: reward.txt / reward.json kept in memory up to a small
- * limit (a bigger one is not a reward), the folder's other files written to the trial's
- * `verifier-files/` with the log cap. What the verifier writes never lands in memory whole.
- */
-async function readRewardDir(runtime: ContainerRuntime, containerId: string, rewardDir: string, logDir: string): Promise<Record<string, string | undefined>> {
-  const stream = await runtime.getArchive(containerId, rewardDir);
-  if (!stream) return {};
-  const rewards = new Map<string, CappedBytes>();
-  await readTarStream(stream, (name, size) => {
-    // Only the folder's own files: what the verifier wrote (reward.txt, reward.json, its logs).
-    if (name.split('/').filter(Boolean).length !== 2) return undefined;
-    const base = path.posix.basename(name);
-    if (base === 'reward.txt' || base === 'reward.json') {
-      const sink = new CappedBytes(REWARD_FILE_LIMIT);
-      rewards.set(base, sink);
-      return sink;
-    }
-    void size;
-    fs.mkdirSync(path.join(logDir, 'verifier-files'), { recursive: true });
-    const dest = path.join(logDir, 'verifier-files', base);
-    fs.writeFileSync(dest, '');
-    return new CappedLog(dest);
-  });
-  const out: Record<string, string | undefined> = {};
-  for (const [base, sink] of rewards) {
-    const bytes = sink.bytes();
-    fs.writeFileSync(path.join(logDir, base), bytes);
-    // An oversized reward file is unreadable as a reward: the verdict says "no reward".
-    out[base] = sink.truncated ? undefined : bytes.toString('utf8');
-  }
-  return out;
 }

@@ -16,6 +16,8 @@ import { verifierMentions } from './verifierText';
  * whose hook changes one thing before the verifier runs.
  */
 export class HookAgent implements Agent {
+  /** The hook is the trial's `beforeVerifier` (a trial with one is never started from a ready snapshot). */
+  readonly inert = true;
   constructor(readonly spec: string) {}
   run(): Promise<AgentResult> {
     return Promise.resolve({ status: 'completed', steps: 0 });

@@ -172,7 +172,8 @@ export async function validateTasks(runtime: ContainerRuntime, store: RunStore, 
     // while other trials still run, instead of after a barrier.
     const queue = [...first];
     const runOpts = {
-      concurrency: 1, retries: opts.retries, retryBaseMs: opts.retryBaseMs, signal: opts.signal, onOutput: opts.onOutput,
+      // A trial's container is removed off its path once its verdict is saved (settled below).
+      concurrency: 1, retries: opts.retries, retryBaseMs: opts.retryBaseMs, signal: opts.signal, onOutput: opts.onOutput, deferRemoval: true,
       onTrial: (r: { record: TrialRecord; retryable: boolean }) => {
         if (r.record.outcome !== 'infra-error' || !r.retryable) done++;
         opts.onProgress?.(`${r.record.taskId ?? r.record.task}: ${r.record.agent} ${r.record.trial} → ${r.record.outcome}`, done, total);
@@ -200,6 +201,8 @@ export async function validateTasks(runtime: ContainerRuntime, store: RunStore, 
       pump();
     });
   } finally {
+    // Every trial's container is gone before this returns (and before the snapshots they ran on).
+    await runner.close();
     if (hasSnapshots(runtime)) for (const img of snapImages) await runtime.removeImage(img).catch(() => undefined);
   }
 
