@@ -114,6 +114,11 @@ export interface ContainerRuntime {
   lostToDrain?(trialId: string): boolean;
   /** A cheap "present on an engine that still answers" (a pool forgets the images of drained engines). */
   knowsImage?(ref: string): boolean;
+  /**
+   * Removes what the backend created beside containers and outlived them (Kubernetes: a trial's
+   * NetworkPolicy whose Pod is gone); called by the reaper. Returns how many were removed.
+   */
+  reapExtras?(): Promise<number>;
 }
 
 export interface OomWatch {

@@ -1,7 +1,7 @@
 import type { Readable } from 'node:stream';
 import type { V1Pod } from '@kubernetes/client-node';
 import {
-  InfraError, type BuildSpec, type ContainerRuntime, type ContainerSpec, type ContainerState, type ContainerSummary,
+  InfraError, LABEL, type BuildSpec, type ContainerRuntime, type ContainerSpec, type ContainerState, type ContainerSummary,
   type ExecOutcome, type ExecRequest,
 } from '../runtime';
 import { OutputBuffer } from '../outputBuffer';
@@ -217,14 +217,23 @@ export class KubernetesRuntime implements ContainerRuntime {
     return list.items.map((p) => ({ id: p.metadata?.name ?? '', labels: ownerLabels(p.metadata), state: p.status?.phase ?? 'Unknown' }));
   }
 
-  /** NetworkPolicies carrying `label` (the reaper removes those whose Pod is gone). */
-  async listPoliciesByLabel(label: string): Promise<{ name: string; labels: Record<string, string> }[]> {
-    const list = await this.api.call('list NetworkPolicies', () => this.api.net.listNamespacedNetworkPolicy({ namespace: this.ns, labelSelector: label }));
-    return list.items.map((p) => ({ name: p.metadata?.name ?? '', labels: p.metadata?.labels ?? {} }));
-  }
-
-  async removePolicy(name: string): Promise<void> {
-    await this.api.call(`delete NetworkPolicy ${name}`, () => this.api.net.deleteNamespacedNetworkPolicy({ name, namespace: this.ns })).catch((e: unknown) => { if (!isGone(e)) throw e; });
+  /**
+   * Trial NetworkPolicies whose Pod is gone (a cluster's garbage collector removes them through their
+   * owner reference; this covers API servers without one). Policies are listed before Pods: a policy
+   * is only created after its Pod, so one listed first whose Pod is missing later is an orphan.
+   */
+  async reapExtras(): Promise<number> {
+    const policies = await this.api.call('list NetworkPolicies', () => this.api.net.listNamespacedNetworkPolicy({ namespace: this.ns, labelSelector: LABEL }));
+    if (!policies.items.length) return 0;
+    const pods = new Set((await this.listByLabel(LABEL)).map((p) => p.id));
+    let n = 0;
+    for (const p of policies.items) {
+      const name = p.metadata?.name;
+      if (!name || pods.has(name) || this.policies.has(name)) continue;
+      await this.api.call(`delete NetworkPolicy ${name}`, () => this.api.net.deleteNamespacedNetworkPolicy({ name, namespace: this.ns })).catch((e: unknown) => { if (!isGone(e)) throw e; });
+      n++;
+    }
+    return n;
   }
 
   async inspect(pod: string): Promise<ContainerState | undefined> {
