@@ -11,13 +11,13 @@ function pod(status: V1Pod['status'], meta: V1Pod['metadata'] = {}): V1Pod {
 
 const statusBody = (code: number, reason: string, message: string): string => JSON.stringify({ kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message, reason, code });
 
-describe('Pod start verdicts', () => {
-  it('waits while Pending, is ready when the container runs', () => {
+void describe('Pod start verdicts', () => {
+  void it('waits while Pending, is ready when the container runs', () => {
     assert.equal(podStartVerdict(pod({ phase: 'Pending' }), 100, 300_000, 'img').state, 'wait');
     assert.equal(podStartVerdict(pod({ phase: 'Running', containerStatuses: [{ name: 'trial', image: 'i', imageID: '', ready: true, restartCount: 0, state: { running: {} } }] }), 100, 300_000, 'img').state, 'ready');
   });
 
-  it('calls an Unschedulable Pod infra only after the pending limit, and flags it for back-pressure before', () => {
+  void it('calls an Unschedulable Pod infra only after the pending limit, and flags it for back-pressure before', () => {
     const p = pod({ phase: 'Pending', conditions: [{ type: 'PodScheduled', status: 'False', reason: 'Unschedulable', message: '0/3 nodes are available: 3 Insufficient cpu.' }] });
     const early = podStartVerdict(p, 1_000, 60_000, 'img');
     assert.equal(early.state, 'wait');
@@ -29,7 +29,7 @@ describe('Pod start verdicts', () => {
     assert.match(late.error?.message ?? '', /Insufficient cpu/);
   });
 
-  it('calls image pull errors infra at once; an invalid name is not retried', () => {
+  void it('calls image pull errors infra at once; an invalid name is not retried', () => {
     const waiting = (reason: string): V1Pod => pod({ phase: 'Pending', containerStatuses: [{ name: 'trial', image: 'i', imageID: '', ready: false, restartCount: 0, state: { waiting: { reason, message: 'manifest unknown' } } }] });
     for (const r of ['ErrImagePull', 'ImagePullBackOff']) {
       const v = podStartVerdict(waiting(r), 10, 300_000, 'reg/taskwright/x:1');
@@ -41,7 +41,7 @@ describe('Pod start verdicts', () => {
     assert.equal(podStartVerdict(waiting('CreateContainerConfigError'), 10, 300_000, 'x').error?.kind, 'container-start');
   });
 
-  it('tells a Pod the cluster took away from one whose container stopped by itself', () => {
+  void it('tells a Pod the cluster took away from one whose container stopped by itself', () => {
     assert.equal(podLost(pod({ phase: 'Failed', reason: 'Evicted', message: 'The node was low on resource: ephemeral-storage.' }))?.kind, 'evicted');
     assert.equal(podLost(pod({ phase: 'Running', conditions: [{ type: 'DisruptionTarget', status: 'True', reason: 'PreemptionByScheduler' }] }))?.kind, 'evicted');
     assert.equal(podLost(pod({ phase: 'Running' }, { deletionTimestamp: new Date() }))?.kind, 'evicted');
@@ -53,8 +53,8 @@ describe('Pod start verdicts', () => {
   });
 });
 
-describe('API errors', () => {
-  it('counts 5xx, 429 and connection failures as transient infra, honouring Retry-After', () => {
+void describe('API errors', () => {
+  void it('counts 5xx, 429 and connection failures as transient infra, honouring Retry-After', () => {
     const e500 = new ApiException(500, 'Unknown API Status Code!', statusBody(500, 'InternalError', 'etcdserver: request timed out'), {});
     assert.equal(isTransientApiError(e500), true);
     const mapped = apiError(e500, 'create Pod p', 'https://k');
@@ -71,7 +71,7 @@ describe('API errors', () => {
     assert.equal(isTransientApiError(new Error('Unexpected server response: 503')), true);
   });
 
-  it('does not retry refusals: credentials, invalid objects; a full quota is back-pressure', () => {
+  void it('does not retry refusals: credentials, invalid objects; a full quota is back-pressure', () => {
     const forbidden = apiError(new ApiException(403, 'x', statusBody(403, 'Forbidden', 'pods is forbidden: User "u" cannot create resource "pods"'), {}), 'create Pod p', 'https://k');
     assert.equal(forbidden.retryable, false);
     assert.match(forbidden.message, /Role/);
@@ -83,15 +83,15 @@ describe('API errors', () => {
     assert.equal((apiError(new ApiException(404, 'x', statusBody(404, 'NotFound', 'pods "p" not found'), {}), 'read', 'k') as KubeApiError).status, 404);
   });
 
-  it('reads the exit code from the exec status channel', () => {
+  void it('reads the exit code from the exec status channel', () => {
     assert.equal(execExitCode({ status: 'Success' }), 0);
     assert.equal(execExitCode({ status: 'Failure', reason: 'NonZeroExitCode', message: 'command terminated with non-zero exit code', details: { causes: [{ reason: 'ExitCode', message: '3' }] } }), 3);
     assert.equal(execExitCode({ status: 'Failure', message: 'exec: "nope": executable file not found in $PATH' }), 127);
   });
 });
 
-describe('Pod budget', () => {
-  it('holds at most `slots` Pods and wakes a waiter on release', async () => {
+void describe('Pod budget', () => {
+  void it('holds at most `slots` Pods and wakes a waiter on release', async () => {
     const b = new PodBudget(2, 5_000);
     await b.acquire();
     await b.acquire();
@@ -105,7 +105,7 @@ describe('Pod budget', () => {
     assert.equal(b.inUse, 2);
   });
 
-  it('creates no new Pod while one waits for a node (back-pressure), and resumes once it is placed', async () => {
+  void it('creates no new Pod while one waits for a node (back-pressure), and resumes once it is placed', async () => {
     let now = 0;
     const b = new PodBudget(4, 1_000, () => now);
     await b.acquire();
@@ -127,7 +127,7 @@ describe('Pod budget', () => {
     assert.equal(b.congested, false);
   });
 
-  it('rejects a waiter whose trial is cancelled', async () => {
+  void it('rejects a waiter whose trial is cancelled', async () => {
     const b = new PodBudget(1);
     await b.acquire();
     const ctl = new AbortController();

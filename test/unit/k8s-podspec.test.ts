@@ -34,8 +34,8 @@ function spec(over: Partial<ContainerSpec> = {}): ContainerSpec {
   };
 }
 
-describe('Kubernetes pod spec', () => {
-  it('builds a Pod and a deny-all NetworkPolicy the official schemas accept', async () => {
+void describe('Kubernetes pod spec', () => {
+  void it('builds a Pod and a deny-all NetworkPolicy the official schemas accept', async () => {
     const { Pod, NetworkPolicy } = await models();
     const pod = buildPod(spec(), { namespace: 'trials', image: 'localhost:5000/taskwright/hello-world:0123456789abcdef', activeDeadlineSeconds: 1200, storageBytes: 4096 * 1024 * 1024 });
     new Pod(pod).validate();
@@ -62,7 +62,7 @@ describe('Kubernetes pod spec', () => {
     assert.equal(policy.metadata?.labels?.[LABEL], '1');
   });
 
-  it('keeps names and label values within the API limits and the owner labels exact in annotations', () => {
+  void it('keeps names and label values within the API limits and the owner labels exact in annotations', () => {
     const pod = buildPod(spec(), { namespace: 'default', image: 'r/x:1', activeDeadlineSeconds: 10 });
     const name = pod.metadata?.name ?? '';
     assert.match(name, /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/);
@@ -81,36 +81,36 @@ describe('Kubernetes pod spec', () => {
     assert.match(labelValue('a b/c'), /^a-b-c-[0-9a-f]{8}$/);
   });
 
-  it('gives no NetworkPolicy owner before the Pod exists (no uid)', () => {
+  void it('gives no NetworkPolicy owner before the Pod exists (no uid)', () => {
     const pod = buildPod(spec(), { namespace: 'default', image: 'r/x:1', activeDeadlineSeconds: 10 });
     assert.equal(buildDenyAllPolicy(pod).metadata?.ownerReferences, undefined);
   });
 });
 
-describe('Kubernetes exec prelude (run in a real sh)', () => {
+void describe('Kubernetes exec prelude (run in a real sh)', () => {
   const sh = (cmd: string[]): string => execFileSync(cmd[0] as string, cmd.slice(1), { encoding: 'utf8' });
 
-  it('applies the environment and working folder before the command, with arguments kept whole', () => {
+  void it('applies the environment and working folder before the command, with arguments kept whole', () => {
     const out = sh(wrapCommand(['sh', '-c', 'printf "%s|%s|%s|%s" "$A" "$B" "$(pwd)" "$0"', 'arg with spaces'], { env: { A: 'one two', B: 'x=y' }, workdir: '/tmp' }));
     assert.equal(out, 'one two|x=y|/tmp|arg with spaces');
   });
 
-  it('fails with 126 when the working folder does not exist, and runs as is for the current user', () => {
+  void it('fails with 126 when the working folder does not exist, and runs as is for the current user', () => {
     assert.throws(() => sh(wrapCommand(['true'], { workdir: '/no/such/dir' })), (e: { status?: number }) => e.status === 126);
     const uid = String(process.getuid?.() ?? 0);
     assert.equal(sh(wrapCommand(['id', '-u'], { user: uid })).trim(), uid);
     assert.ok(EXEC_PRELUDE.includes('runuser'));
   });
 
-  it('archives a path under its own name and exits 44 when it is absent', () => {
+  void it('archives a path under its own name and exits 44 when it is absent', () => {
     assert.throws(() => sh(['/bin/sh', '-c', READ_SCRIPT, 'taskwright', '/no/such/path']), (e: { status?: number }) => e.status === 44);
     const listing = execFileSync('/bin/sh', ['-c', READ_SCRIPT, 'taskwright', '/etc/hostname']).subarray(0, 100).toString('utf8');
     assert.match(listing, /^hostname/);
   });
 });
 
-describe('registry addresses', () => {
-  it('uses plain HTTP for loopback only, keeps a prefix and qualifies local tags', () => {
+void describe('registry addresses', () => {
+  void it('uses plain HTTP for loopback only, keeps a prefix and qualifies local tags', () => {
     const local = parseRegistry('localhost:5000');
     assert.equal(local.base, 'http://localhost:5000');
     const remote = parseRegistry('registry.example.com/team/rl');
