@@ -228,7 +228,8 @@ export class PodController {
     const id = rt.containers.get(c.name);
     if (!id || rt.stopped) return;
     const container = this.o.docker.getContainer(id);
-    const waiting = container.wait();
+    // 'next-exit': the default condition (not-running) answers at once for a container not started yet.
+    const waiting = container.wait({ condition: 'next-exit' });
     try { await container.start(); } catch (e) {
       if (rt.stopped) return;
       this.exited(pod, c, imageId, 128, 'StartError', e instanceof Error ? e.message : String(e));
