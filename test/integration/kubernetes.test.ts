@@ -151,7 +151,8 @@ void describe('Kubernetes backend (integration)', () => {
     const records = await running;
     assert.deepEqual(records.map((r) => r.outcome), ['cancelled', 'cancelled']);
     assert.deepEqual(await trialPods(rt), []);
-    if (fake) assert.deepEqual(fake.containers(), []);
+    // The API has deleted them; the (fake) kubelet removes their containers a moment later.
+    if (fake) await waitFor('their containers gone', () => (fake?.containers().length === 0 ? true : undefined), 20_000);
   });
 });
 
@@ -207,13 +208,24 @@ if (!realKubeconfig) {
       f().failNext(1, { code: 500, path: /\/exec$/ });
       const refused = await runJobs(rt, [job(new OracleAgent())]);
       assert.deepEqual(refused.map((r) => r.outcome), ['passed']);
-      const records = runJobs(rt, [job(new WaitingAgent('echo started; sleep 3'))]);
-      await waitFor('a running trial Pod', () => f().pods().find((p) => p.status?.phase === 'Running')?.metadata?.name);
-      f().dropNextExec({ afterBytes: 1 });
+      // The drop is armed between the agent's two commands: it cuts the second one after its first byte.
+      let armed = false;
+      const agent: Agent = {
+        spec: 'two-commands',
+        run: async (session) => {
+          await session.exec('true');
+          if (!armed) { armed = true; f().dropNextExec({ afterBytes: 1 }); }
+          await session.exec('echo started; sleep 3');
+          return { status: 'completed' };
+        },
+      };
+      const records = runJobs(rt, [job(agent)]);
       const got = await records;
       assert.equal(got[0]?.outcome, 'infra-error');
       assert.equal(got[0]?.infra?.kind, 'exec-lost');
-      assert.equal(got.at(-1)?.outcome, 'failed');
+      assert.deepEqual(got.map((r) => r.try), [1, 2]);
+      assert.equal(got[1]?.outcome, 'failed');
+      assert.ok(f().execs().some((e) => e.dropped), 'no exec was dropped');
       assert.deepEqual(await trialPods(rt), []);
     });
 
@@ -233,7 +245,7 @@ if (!realKubeconfig) {
       const conn = loadKube({ kubeconfigPath: f().kubeconfigPath });
       const policies = await conn.kc.makeApiClient(NetworkingV1Api).listNamespacedNetworkPolicy({ namespace: conn.namespace, labelSelector: LABEL });
       assert.deepEqual(policies.items.map((p) => p.metadata?.name), []);
-      assert.deepEqual(f().containers(), []);
+      await waitFor('its container gone', () => (f().containers().length === 0 ? true : undefined), 20_000);
     });
   });
 }

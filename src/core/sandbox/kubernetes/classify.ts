@@ -7,8 +7,13 @@ import { InfraError } from '../runtime';
  * policy) and which are the trial's own.
  */
 
-function message(e: unknown): string {
-  return e instanceof Error ? e.message : String(e);
+/** An error's text; WebSocket handshake failures arrive as ErrorEvent objects (`message`, `error`), not Errors. */
+export function message(e: unknown): string {
+  if (e instanceof Error) return e.message;
+  const o = e as { message?: unknown; error?: unknown } | null;
+  if (typeof o?.message === 'string' && o.message) return o.message;
+  if (o?.error instanceof Error) return o.error.message;
+  return String(e);
 }
 
 /** Connection-level failures: the API server is not reachable, nothing was refused. */
@@ -45,7 +50,7 @@ export function statusBody(e: unknown): V1Status | undefined {
 export function isTransientApiError(e: unknown): boolean {
   const s = httpStatus(e);
   if (s !== undefined) return s === 429 || s >= 500;
-  const code = errorCode(e);
+  const code = errorCode(e) ?? errorCode((e as { error?: unknown } | null)?.error);
   return code !== undefined && CONNECTION_CODES.has(code);
 }
 

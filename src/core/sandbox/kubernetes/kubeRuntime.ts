@@ -167,6 +167,28 @@ export class KubernetesRuntime implements ContainerRuntime {
     throw podLost(p) ?? new InfraError('exec-lost', `Pod ${pod}: ${detail}`);
   }
 
+  /**
+   * After a command died by a signal or a copy failed: was the Pod taken away by the cluster? The
+   * kubelet kills the containers before it records the eviction, so a stopped container with no
+   * reason yet is looked at again for a moment. Undefined: the Pod's own doing (or still running).
+   */
+  private async takenAway(pod: string, settleMs = 3_000): Promise<InfraError | undefined> {
+    const end = Date.now() + settleMs;
+    for (;;) {
+      let p: V1Pod;
+      try {
+        p = await this.api.call(`read Pod ${pod}`, () => this.api.core.readNamespacedPod({ name: pod, namespace: this.ns }), 2);
+      } catch (e) {
+        return isGone(e) ? new InfraError('evicted', `Pod ${pod} was deleted by someone else during the trial`) : undefined;
+      }
+      const lostTo = podLost(p);
+      if (lostTo) return lostTo;
+      const running = p.status?.containerStatuses?.find((c) => c.name === CONTAINER)?.state?.running;
+      if (running || Date.now() >= end) return undefined;
+      await sleep(250);
+    }
+  }
+
   private target(pod: string): ArchiveTarget {
     return { kc: this.api.conn.kc, namespace: this.ns, pod, container: CONTAINER, lost: (d) => this.lost(pod, d) };
   }
@@ -185,16 +207,28 @@ export class KubernetesRuntime implements ContainerRuntime {
     });
     const base = { stdout: stdout.text(), stderr: stderr.text(), durationMs: Date.now() - started };
     if (end.end === 'lost') return this.lost(pod, end.detail);
-    if (end.end === 'done') return { ...base, exitCode: end.exitCode, timedOut: false, cancelled: false };
+    if (end.end === 'done') {
+      // Killed by a signal: the agent's own doing, or the cluster evicting the Pod under it.
+      if (end.exitCode >= 128) { const lostTo = await this.takenAway(pod); if (lostTo) throw lostTo; }
+      return { ...base, exitCode: end.exitCode, timedOut: false, cancelled: false };
+    }
     return { ...base, exitCode: null, timedOut: end.end === 'timeout', cancelled: end.end === 'cancelled' };
   }
 
-  putArchive(pod: string, dir: string, tar: Buffer | Readable): Promise<void> {
-    return putPodArchive(this.target(pod), dir, tar);
+  async putArchive(pod: string, dir: string, tar: Buffer | Readable): Promise<void> {
+    try {
+      await putPodArchive(this.target(pod), dir, tar);
+    } catch (e) {
+      throw (await this.takenAway(pod)) ?? e;
+    }
   }
 
-  getArchive(pod: string, path: string): Promise<Readable | undefined> {
-    return getPodArchive(this.target(pod), path);
+  async getArchive(pod: string, path: string): Promise<Readable | undefined> {
+    try {
+      return await getPodArchive(this.target(pod), path);
+    } catch (e) {
+      throw (await this.takenAway(pod)) ?? e;
+    }
   }
 
   async remove(pod: string): Promise<void> {

@@ -1,7 +1,7 @@
 import { Writable, type Readable } from 'node:stream';
 import { Exec, type KubeConfig, type V1Status } from '@kubernetes/client-node';
 import { InfraError } from '../runtime';
-import { execExitCode, httpStatus, isTransientApiError } from './classify';
+import { execExitCode, httpStatus, isTransientApiError, message } from './classify';
 
 /**
  * One command in a Pod over the API server's exec WebSocket (`v5.channel.k8s.io`: stdin is closed
@@ -95,7 +95,7 @@ export async function podExec(kc: KubeConfig, namespace: string, pod: string, co
       const st = httpStatus(e);
       if (st === 404) throw new InfraError('exec-failed', `exec in Pod ${pod}: the Pod or its container is gone (404)`);
       if (i < tries && isTransientApiError(e)) { await sleep(200 * 2 ** (i - 1)); continue; }
-      const why = e instanceof Error ? e.message : String((e as { message?: unknown })?.message ?? e);
+      const why = message(e);
       throw new InfraError(isTransientApiError(e) ? 'api-error' : 'exec-failed', `exec in Pod ${pod} could not start (${st !== undefined ? `HTTP ${st}: ` : ''}${why})`);
     }
   }
@@ -112,7 +112,7 @@ export async function podExec(kc: KubeConfig, namespace: string, pod: string, co
       // The status frame comes before the close; a close without one is a cut stream.
       setImmediate(() => settle?.(status ? { end: 'done', exitCode: execExitCode(status) } : { end: 'lost', detail: 'the exec stream closed before the command\'s exit status arrived' }));
     });
-    onSocket(socket, 'error', (e: unknown) => settle?.({ end: 'lost', detail: `the exec stream failed (${e instanceof Error ? e.message : String((e as { message?: unknown })?.message ?? e)})` }));
+    onSocket(socket, 'error', (e: unknown) => settle?.({ end: 'lost', detail: `the exec stream failed (${message(e)})` }));
     if (req.timeoutMs !== undefined) timer = setTimeout(() => settle?.({ end: 'timeout' }), req.timeoutMs);
     if (req.signal) {
       onAbort = () => settle?.({ end: 'cancelled' });
