@@ -30,8 +30,8 @@ export function connectKubernetes(o: KubernetesConnectOptions): KubernetesRuntim
     if (e instanceof RegistryError) throw new KubernetesSetupError(`--registry: ${e.message}`);
     throw e;
   }
-  const conn = loadKube({ ...(o.kubeconfigPath ? { kubeconfigPath: o.kubeconfigPath } : {}), ...(o.namespace ? { namespace: o.namespace } : {}) });
   const env = o.env ?? process.env;
+  const conn = loadKube({ ...(o.kubeconfigPath ? { kubeconfigPath: o.kubeconfigPath } : {}), ...(o.namespace ? { namespace: o.namespace } : {}), env });
   const timeoutSec = Number(env.TASKWRIGHT_ENGINE_TIMEOUT_SEC);
   const api = new KubeApi(conn, Number.isFinite(timeoutSec) && timeoutSec > 0 ? timeoutSec * 1000 : 60_000);
   return new KubernetesRuntime({

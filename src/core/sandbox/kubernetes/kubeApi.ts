@@ -1,3 +1,6 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { CoreV1Api, KubeConfig, NetworkingV1Api } from '@kubernetes/client-node';
 import { InfraError } from '../runtime';
 import { apiError, isTransientApiError, KubeApiError, retryAfterSec } from './classify';
@@ -15,15 +18,26 @@ export interface KubeConnection {
 }
 
 /**
- * The kubeconfig from its default places (`KUBECONFIG`, `~/.kube/config`, or the in-cluster
- * service account), or from `kubeconfigPath`; the namespace from the option, else the current
+ * The kubeconfig from its default places (the first existing file of `KUBECONFIG`, `~/.kube/config`,
+ * or the in-cluster service account), or from `kubeconfigPath`; the namespace from the option, else the current
  * context's, else `default`.
  */
-export function loadKube(opts: { kubeconfigPath?: string; namespace?: string; context?: string } = {}): KubeConnection {
+export function loadKube(opts: { kubeconfigPath?: string; namespace?: string; context?: string; env?: NodeJS.ProcessEnv } = {}): KubeConnection {
   const kc = new KubeConfig();
+  const env = opts.env ?? process.env;
   try {
+    // kubectl's order, read from the given environment (client-node's loadFromDefault reads process.env
+    // and falls back to http://localhost:8080, which would hide a missing configuration).
+    const fromEnv = (env.KUBECONFIG ?? '').split(path.delimiter).filter(Boolean);
+    const home = path.join(env.HOME || os.homedir(), '.kube', 'config');
     if (opts.kubeconfigPath) kc.loadFromFile(opts.kubeconfigPath);
-    else kc.loadFromDefault();
+    else if (fromEnv.length) {
+      const missing = fromEnv.filter((f) => !fs.existsSync(f));
+      if (missing.length === fromEnv.length) throw new Error(`KUBECONFIG names no file that exists (${fromEnv.join(', ')})`);
+      kc.loadFromFile(fromEnv.find((f) => fs.existsSync(f)) as string);
+    } else if (fs.existsSync(home)) kc.loadFromFile(home);
+    else if (env.KUBERNETES_SERVICE_HOST) kc.loadFromCluster();
+    else throw new Error(`no kubeconfig: KUBECONFIG is not set, ${home} does not exist and this is not a Pod in a cluster`);
     if (opts.context) kc.setCurrentContext(opts.context);
   } catch (e) {
     throw new InfraError('engine-unreachable', `could not read the kubeconfig${opts.kubeconfigPath ? ` ${opts.kubeconfigPath}` : ''}: ${e instanceof Error ? e.message : String(e)}`, false);
