@@ -43,6 +43,8 @@ export interface FakeKube {
   readonly url: string;
   readonly kubeconfigPath: string;
   readonly token: string;
+  /** This server's id: the value of the `taskwright.fake-kube` label on every Docker object it creates. */
+  readonly id: string;
   /** Every pod held now, as GET would return it. */
   pods(namespace?: string): IPod[];
   /** Every object refused or flagged by the schema and semantic checks, in arrival order. */
@@ -103,7 +105,7 @@ export async function startFakeKube(opts: FakeKubeOptions = {}): Promise<FakeKub
   }, null, 2));
   let closed = false;
   return {
-    url, kubeconfigPath, token,
+    url, kubeconfigPath, token, id: serverId,
     pods: (ns) => store.list<IPod>(PODS, ns).map((p) => ({ ...p, apiVersion: 'v1', kind: 'Pod' })),
     violations: () => router.violations,
     requests: () => router.log,

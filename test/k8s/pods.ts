@@ -228,13 +228,13 @@ export class PodController {
     const id = rt.containers.get(c.name);
     if (!id || rt.stopped) return;
     const container = this.o.docker.getContainer(id);
-    // 'next-exit': the default condition (not-running) answers at once for a container not started yet.
-    const waiting = container.wait({ condition: 'next-exit' });
     try { await container.start(); } catch (e) {
       if (rt.stopped) return;
       this.exited(pod, c, imageId, 128, 'StartError', e instanceof Error ? e.message : String(e));
       return;
     }
+    // Asked after the start: "not-running" answers at once, with the exit code, if it has already ended.
+    const waiting = container.wait({ condition: 'not-running' });
     const info = await container.inspect();
     if (rt.stopped) return;
     const updated = this.setContainer(pod, c.name, (s) => {

@@ -87,6 +87,8 @@ export class Store {
     if (!cur) return undefined;
     const next = structuredClone(cur) as T;
     mutate(next);
+    // An update that changes nothing is no write (no new resourceVersion, no watch event), as in etcd.
+    if (JSON.stringify(next) === JSON.stringify(cur)) return structuredClone(next);
     this.rv++;
     next.metadata = { ...next.metadata, resourceVersion: String(this.rv) };
     this.table(r).set(key(ns, name), next);

@@ -29,6 +29,8 @@ export class Watches {
 
   serve(res: ServerResponse, q: WatchQuery): void {
     res.writeHead(200, { 'content-type': 'application/json', 'cache-control': 'no-cache, private', 'transfer-encoding': 'chunked' });
+    // The API answers at once; Node would hold the headers until the first event.
+    res.flushHeaders();
     this.open.add(res);
     const key = (o: KubeObject): string => `${o.metadata?.namespace ?? ''}/${o.metadata?.name ?? ''}`;
     const visible = new Set<string>();

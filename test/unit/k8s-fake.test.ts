@@ -3,6 +3,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import * as k8s from '@kubernetes/client-node';
+import { apiError } from '../k8s/client';
 import { type FakeKube, startFakeKube } from '../k8s/fakeKube';
 import { labelSelector } from '../k8s/selectors';
 
@@ -11,14 +12,6 @@ let kc: k8s.KubeConfig;
 let core: k8s.CoreV1Api;
 let net: k8s.NetworkingV1Api;
 let batch: k8s.BatchV1Api;
-
-async function apiError(p: Promise<unknown>): Promise<{ code: number; body: Record<string, unknown>; headers: Record<string, string> }> {
-  try { await p; } catch (e) {
-    if (e instanceof k8s.ApiException) return { code: e.code, body: (typeof e.body === 'string' ? JSON.parse(e.body) : e.body) as Record<string, unknown>, headers: e.headers as Record<string, string> };
-    throw e;
-  }
-  throw new Error('expected the call to fail');
-}
 
 /** A raw request, for bodies client-node's typed serializer would not send. */
 async function raw(method: string, path: string, body?: unknown, token = fake.token): Promise<{ code: number; body: Record<string, unknown> }> {
