@@ -73,7 +73,7 @@ void describe('fake Kubernetes API server over Docker (integration)', () => {
     assert.equal((await core.listNamespacedPod({ namespace: NS, labelSelector: 'taskwright.trial in (nope)' })).items.length, 0);
   });
 
-  void it('execs over WebSocket (v5.channel.k8s.io): stdout, stderr and the exit code on the error channel', async () => {
+  void it('execs over WebSocket (v5.channel.k8s.io): stdout, stderr and the exit code on the error channel; InternalError when the command cannot start', async () => {
     const r = await exec('p-basic', ['sh', '-c', 'echo hi; echo oops >&2; exit 3']);
     assert.equal(r.stdout, 'hi\n');
     assert.equal(r.stderr, 'oops\n');
@@ -82,6 +82,13 @@ void describe('fake Kubernetes API server over Docker (integration)', () => {
     const ok = await exec('p-basic', ['true']);
     assert.equal(ok.status?.status, 'Success');
     assert.equal(fake.execs().at(-1)?.protocol, 'v5.channel.k8s.io');
+    // A command the runtime cannot start: no output, an InternalError on the error channel (as containerd's kubelet).
+    const missing = await exec('p-basic', ['no-such-command']);
+    assert.equal(missing.stdout, '');
+    assert.equal(missing.status?.reason, 'InternalError');
+    assert.equal(missing.status?.code, 500);
+    assert.match(missing.status?.message ?? '', /executable file not found in \$PATH/);
+    assert.equal(missing.exitCode, undefined);
   });
 
   void it('pipes stdin through the command and closes it (v5 close frame) so cat ends', async () => {

@@ -13,6 +13,7 @@ export const EXEC_PROTOCOLS = ['v5.channel.k8s.io', 'v4.channel.k8s.io'] as cons
 const CH_STDIN = 0, CH_STDOUT = 1, CH_STDERR = 2, CH_ERROR = 3, CH_RESIZE = 4, CH_CLOSE = 255;
 /** Output waits while this much is queued on the socket (the engine's stream is paused meanwhile). */
 const HIGH_WATER = 4 * 2 ** 20;
+const OCI_FAILED = Buffer.from('OCI runtime exec failed');
 
 /** A dropped exec stream, armed for the next sessions: the socket is destroyed without a Status. */
 export interface ExecDrop {
@@ -110,6 +111,20 @@ export class ExecHub {
           const wait = setInterval(() => { if (ws.readyState !== WebSocket.OPEN || ws.bufferedAmount < HIGH_WATER / 2) { clearInterval(wait); stream.resume(); } }, 5);
         }
       };
+      // runc's "cannot start the command" arrives from Docker as output and exit code 126/127; a
+      // containerd kubelet reports it on the error channel as an InternalError, with no output. The
+      // first bytes of stdout are held only while they read as the start of that message.
+      let prelude: Buffer | undefined = Buffer.alloc(0);
+      let runtimeError = false;
+      const emit = (channel: number, data: Buffer): void => {
+        if (prelude === undefined) { send(channel, data); return; }
+        if (channel !== CH_STDOUT) { const held = prelude; prelude = undefined; send(CH_STDOUT, held); send(channel, data); return; }
+        prelude = Buffer.concat([prelude, data]);
+        if (runtimeError) return;
+        const n = Math.min(prelude.length, OCI_FAILED.length);
+        if (!prelude.subarray(0, n).equals(OCI_FAILED.subarray(0, n))) { const held = prelude; prelude = undefined; send(CH_STDOUT, held); }
+        else if (n === OCI_FAILED.length) runtimeError = true;
+      };
       let stdinOpen = flags.stdin;
       const endStdin = (): void => { if (stdinOpen) { stdinOpen = false; stream.end(); } };
       onMessage = (d: RawData): void => {
@@ -127,7 +142,7 @@ export class ExecHub {
       };
       onClosed = endStdin;
       for (const d of early.splice(0)) onMessage(d);
-      if (flags.tty) stream.on('data', (d: Buffer) => send(CH_STDOUT, d));
+      if (flags.tty) stream.on('data', (d: Buffer) => emit(CH_STDOUT, d));
       else {
         let pending: Buffer = Buffer.alloc(0);
         stream.on('data', (d: Buffer) => {
@@ -136,7 +151,7 @@ export class ExecHub {
             const size = pending.readUInt32BE(4);
             if (pending.length < 8 + size) break;
             const type = pending[0];
-            send(type === 2 ? CH_STDERR : CH_STDOUT, pending.subarray(8, 8 + size));
+            emit(type === 2 ? CH_STDERR : CH_STDOUT, pending.subarray(8, 8 + size));
             pending = pending.subarray(8 + size);
           }
         });
@@ -151,6 +166,18 @@ export class ExecHub {
         await new Promise((r) => setTimeout(r, 20));
       }
       record.exitCode = exitCode;
+      const held = prelude;
+      prelude = undefined;
+      if (held && runtimeError && (exitCode === 126 || exitCode === 127)) {
+        const msg = `error executing command in container: failed to exec in container: failed to start exec "${t.dockerId}": ${held.toString('utf8').trim()}`;
+        record.exitCode = undefined;
+        if (ws.readyState === WebSocket.OPEN) {
+          ws.send(frame(CH_ERROR, JSON.stringify({ metadata: {}, status: 'Failure', message: `Internal error occurred: ${msg}`, reason: 'InternalError', details: { causes: [{ message: msg }] }, code: 500 })));
+          ws.close(1000);
+        }
+        return;
+      }
+      if (held?.length) send(CH_STDOUT, held);
       if (ws.readyState === WebSocket.OPEN) {
         ws.send(frame(CH_ERROR, JSON.stringify(execExitStatus(exitCode, command))));
         ws.close(1000);

@@ -11,7 +11,7 @@ import { ResumeError, type ResumeSession } from '../../core/sandbox/resume';
 import { countOutcomes, TrialRunner, type TrialJob } from '../../core/sandbox/runner';
 import type { ContainerRuntime } from '../../core/sandbox/runtime';
 import type { Engines } from '../../core/sandbox/connect';
-import { enginesOf, finishEngines } from '../engines';
+import { BACKEND_OPTIONS, BACKEND_USAGE, enginesOf, finishEngines } from '../engines';
 import { boolOpt, choiceOpt, intOpt, rateOpt, stringOpt, UsageError, type CliCommand, type CliIo, type ParsedArgs } from '../command';
 import { liveEcho } from '../liveOutput';
 import { prepareResume } from './runResume';
@@ -119,6 +119,7 @@ export const runCommand: CliCommand = {
     '  --attempts N      attempts per task (default 1)',
     '  --concurrency C   trials at once (default 2; per engine with --engine)',
     '  --engine URL      a Docker engine (unix://, tcp://, ssh://; ?slots=N); repeat for a pool',
+    ...BACKEND_USAGE,
     '  --retries R       extra tries after an infrastructure error (default 2; recorded, never failures)',
     '  --timeout-policy  fail: an agent timeout is a failed attempt (default); verifier: the agent\'s commands are',
     '                    stopped at its timeout and the verifier\'s verdict on what it left stands',
@@ -138,7 +139,7 @@ export const runCommand: CliCommand = {
   ].join('\n'),
   options: {
     agent: { type: 'string' }, attempts: { type: 'string' }, concurrency: { type: 'string' }, retries: { type: 'string' },
-    json: { type: 'boolean' }, engine: { type: 'string', multiple: true }, checkpoint: { type: 'string' }, results: { type: 'string' }, verbose: { type: 'boolean' },
+    json: { type: 'boolean' }, engine: { type: 'string', multiple: true }, ...BACKEND_OPTIONS, checkpoint: { type: 'string' }, results: { type: 'string' }, verbose: { type: 'boolean' },
     'timeout-policy': { type: 'string' }, 'max-infra-rate': { type: 'string' }, resume: { type: 'string' },
     'allow-changed-tasks': { type: 'boolean' },
   },

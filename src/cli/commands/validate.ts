@@ -4,7 +4,7 @@ import { findingToJson, type FindingJson } from '../../core/report/findingJson';
 import { DEFAULT_MAX_INFRA_RATE, describeInfraRate, infraRate, jobKey } from '../../core/results/infraRate';
 import { defaultResultsDir, newRunId, RunStore } from '../../core/results/store';
 import type { ContainerRuntime } from '../../core/sandbox/runtime';
-import { enginesOf, finishEngines } from '../engines';
+import { BACKEND_OPTIONS, BACKEND_USAGE, enginesOf, finishEngines } from '../engines';
 import { writeValidations } from '../../core/results/validations';
 import { reapOrphans } from '../../core/sandbox/reaper';
 import { recoverDeadRuns } from '../../core/sandbox/runner';
@@ -91,6 +91,7 @@ export const validateCommand: CliCommand = {
     '  --runs N       nop and oracle trials per task, each in a fresh container (default 3)',
     '  --concurrency  trials at once (default 2; per engine with --engine)',
     '  --engine URL   a Docker engine (unix://, tcp://, ssh://; ?slots=N); repeat for a pool',
+    ...BACKEND_USAGE,
     '  --retries R    extra tries after an infrastructure error (default 2; never counted as failures)',
     '  --results DIR  results store (default .taskwright/runs)',
     '  --no-probes    skip the reward-isolation (cheat) probes',
@@ -108,7 +109,7 @@ export const validateCommand: CliCommand = {
   ].join('\n'),
   options: {
     runs: { type: 'string' }, concurrency: { type: 'string' }, format: { type: 'string' }, retries: { type: 'string' },
-    results: { type: 'string' }, engine: { type: 'string', multiple: true }, 'no-probes': { type: 'boolean' }, verbose: { type: 'boolean' },
+    results: { type: 'string' }, engine: { type: 'string', multiple: true }, ...BACKEND_OPTIONS, 'no-probes': { type: 'boolean' }, verbose: { type: 'boolean' },
     mutants: { type: 'string' }, 'no-behaviour': { type: 'boolean' }, seed: { type: 'string' }, 'max-infra-rate': { type: 'string' },
   },
   async run(args: ParsedArgs, io: CliIo): Promise<number> {

@@ -34,6 +34,16 @@ export type InfraKind =
   | 'exec-failed'
   | 'harness-timeout'
   | 'possibly-infra'
+  /** Kubernetes: the Pod stayed Pending because no node could take it. */
+  | 'unschedulable'
+  /** Kubernetes: the node could not pull the task's image from the registry. */
+  | 'image-pull'
+  /** Kubernetes: the cluster took the Pod away (eviction, preemption, a drained node). */
+  | 'evicted'
+  /** Kubernetes: the API server failed a call (5xx, 429) or refused the credentials. */
+  | 'api-error'
+  /** Kubernetes: an exec stream was cut before the command's status arrived. */
+  | 'exec-lost'
   /** The model server could not be reached (refused, DNS, timed out, 5xx after retries). */
   | 'provider-unreachable'
   /** The model server refused the key (401/403) or does not know the model (404): the run stops. */

@@ -37,6 +37,9 @@ function taskFile(task: Task, rel: string): string {
   return path.resolve(task.dir, rel);
 }
 
+/** What the image cache needs of a backend: is the tag there, and build it. */
+export type ImageRuntime = Pick<ContainerRuntime, 'imageExists' | 'buildImage' | 'knowsImage'>;
+
 /**
  * Builds (or reuses) a task's image. Concurrent callers for the same tag share one build, so N
  * trials of one task build once.
@@ -46,7 +49,7 @@ export class ImageCache {
   /** Tags confirmed present during this cache's life (one run): later trials skip the engine call. */
   private readonly known = new Set<string>();
 
-  constructor(private readonly runtime: ContainerRuntime) {}
+  constructor(private readonly runtime: ImageRuntime) {}
 
   ensure(task: Task, opts: EnsureImageOptions = {}): Promise<TaskImage> {
     const key = task.dir;

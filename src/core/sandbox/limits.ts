@@ -8,5 +8,9 @@ export function limitsFor(task: Task, overrides: Partial<{ cpus: number; memoryM
   const cpus = overrides.cpus ?? task.environment.cpus ?? DEFAULT_LIMITS.cpus;
   const memoryMb = overrides.memoryMb ?? task.environment.memoryMb ?? DEFAULT_LIMITS.memoryMb;
   const pids = overrides.pids ?? DEFAULT_LIMITS.pids;
-  return { nanoCpus: Math.round(cpus * 1e9), memoryBytes: Math.round(memoryMb * 1024 * 1024), pidsLimit: pids };
+  const storageMb = task.environment.storageMb;
+  return {
+    nanoCpus: Math.round(cpus * 1e9), memoryBytes: Math.round(memoryMb * 1024 * 1024), pidsLimit: pids,
+    ...(storageMb ? { storageBytes: Math.round(storageMb * 1024 * 1024) } : {}),
+  };
 }

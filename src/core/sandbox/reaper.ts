@@ -56,5 +56,6 @@ export async function reapOrphans(runtime: ContainerRuntime, options: ReapOption
       removed.push(c.id);
     } else kept++;
   }
+  await runtime.reapExtras?.();
   return { removed, kept };
 }

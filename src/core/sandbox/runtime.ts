@@ -10,6 +10,8 @@ export interface ContainerLimits {
   /** Memory limit in bytes; swap is set to the same value so the limit is memory+swap. */
   readonly memoryBytes: number;
   readonly pidsLimit: number;
+  /** Disk the container may write (Kubernetes `ephemeral-storage`); the Docker runtime does not bound it. */
+  readonly storageBytes?: number;
 }
 
 export interface ContainerSpec {
@@ -20,6 +22,11 @@ export interface ContainerSpec {
   readonly labels: Readonly<Record<string, string>>;
   readonly limits: ContainerLimits;
   readonly networkMode: string;
+  /**
+   * The trial's own wall clock in seconds (agent + verifier timeouts + slack): a backend that can
+   * have the server stop the container after it (Kubernetes `activeDeadlineSeconds`) does.
+   */
+  readonly deadlineSec?: number;
 }
 
 export interface BuildSpec {
@@ -73,8 +80,10 @@ export interface ContainerState {
 }
 
 export interface ContainerRuntime {
-  /** Human-readable endpoint (socket path or `DOCKER_HOST`). */
+  /** Human-readable endpoint (socket path or `DOCKER_HOST`; `kubernetes:<server>/namespaces/<ns>`). */
   readonly endpoint: string;
+  /** What runs the containers; absent: Docker (its endpoint is what `command:` agents get as DOCKER_HOST). */
+  readonly backend?: 'docker' | 'kubernetes';
   ping(signal?: AbortSignal): Promise<void>;
   imageExists(ref: string): Promise<boolean>;
   buildImage(spec: BuildSpec): Promise<void>;
@@ -105,6 +114,11 @@ export interface ContainerRuntime {
   lostToDrain?(trialId: string): boolean;
   /** A cheap "present on an engine that still answers" (a pool forgets the images of drained engines). */
   knowsImage?(ref: string): boolean;
+  /**
+   * Removes what the backend created beside containers and outlived them (Kubernetes: a trial's
+   * NetworkPolicy whose Pod is gone); called by the reaper. Returns how many were removed.
+   */
+  reapExtras?(): Promise<number>;
 }
 
 export interface OomWatch {

@@ -124,6 +124,7 @@ export async function runTrial(ctx: TrialContext, req: TrialRequest): Promise<Tr
       },
       limits: limitsFor(task),
       networkMode: 'none',
+      deadlineSec: wallSec,
     }, trialCtl.signal);
     startedLocal = Date.now();
     engine = runtime.endpointOf?.(containerId) ?? runtime.endpoint;
@@ -136,7 +137,9 @@ export async function runTrial(ctx: TrialContext, req: TrialRequest): Promise<Tr
     // Agent phase, bounded by the task's agent timeout: on expiry the container is removed.
     const agentCtl = new AbortController();
     const agentSignal = AbortSignal.any([agentCtl.signal, trialCtl.signal]);
-    const session = new ContainerSession(task, containerId, runtime, { dir: req.logDir, prefix: 'agent', onOutput: req.onOutput }, agentSignal, runtime.endpointOf?.(containerId) ?? runtime.endpoint, { user: task.agent.user, beforeFirstUse: ensureDirs });
+    // `command:` agents reach a Docker container through DOCKER_HOST; a Pod has none (they get its name).
+    const dockerHost = runtime.backend === 'kubernetes' ? undefined : runtime.endpointOf?.(containerId) ?? runtime.endpoint;
+    const session = new ContainerSession(task, containerId, runtime, { dir: req.logDir, prefix: 'agent', onOutput: req.onOutput }, agentSignal, dockerHost, { user: task.agent.user, beforeFirstUse: ensureDirs });
     fs.writeFileSync(file('agent.log'), '');
     const agentStarted = Date.now();
     let agentTimer: NodeJS.Timeout | undefined;
@@ -187,7 +190,7 @@ export async function runTrial(ctx: TrialContext, req: TrialRequest): Promise<Tr
       return await finish();
     }
 
-    if (req.beforeVerifier) await req.beforeVerifier(new ContainerSession(task, containerId, runtime, { dir: req.logDir, prefix: 'probe', onOutput: req.onOutput }, trialCtl.signal, runtime.endpointOf?.(containerId) ?? runtime.endpoint, { beforeFirstUse: ensureDirs }));
+    if (req.beforeVerifier) await req.beforeVerifier(new ContainerSession(task, containerId, runtime, { dir: req.logDir, prefix: 'probe', onOutput: req.onOutput }, trialCtl.signal, dockerHost, { beforeFirstUse: ensureDirs }));
 
     // Verifier phase: tests copied in only now, so the agent never saw them, into folders the
     // harness owns afresh (nothing the agent planted at the tests' or the reward's path survives).
