@@ -119,11 +119,12 @@ function outsideJudgement(corpora, findings, tasksByCorpus) {
   return rows;
 }
 
-export function computeStats({ corpora, audit, findings, labels, join, sample, tasks, tasksByCorpus }) {
+export function computeStats({ corpora, audit, findings, labels, join, sample, tasks, tasksByCorpus, sampleSource = 'core.json' }) {
   const rows = ruleRows(findings, sample, join);
   const loudTasks = new Set(findings.filter(loud).map(taskId));
   const inSample = new Set(Object.entries(tasks).flatMap(([c, ts]) => ts.map((t) => `${c}/${t}`)));
-  const core = (l) => l.source === 'core.json';
+  // The random-sample reading of a set lives in one label file (core.json for dev, heldout.json for held-out).
+  const core = (l) => l.source === sampleSource;
   const read = new Set([...labels.defects, ...labels.clean].filter(core).map(taskId));
   const sampleDefects = labels.defects.filter((d) => core(d) && inSample.has(taskId(d)));
   const knownDefects = labels.defects.filter((d) => !(core(d) && inSample.has(taskId(d))));
