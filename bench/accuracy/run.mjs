@@ -155,7 +155,7 @@ async function main() {
     // The task sample comes from the files (task.toml / task.yaml folders), not from the audit's loader.
     const tasksByCorpus = Object.fromEntries(cs.map((c) => [c.name, c.paths.flatMap((p) => listTaskFolders(dirOf.get(c.name), p))]));
     const tasks = taskSample(tasksByCorpus, SEED, set.target);
-    const stats = computeStats({ corpora: cs, audit: setAudit, findings, labels, join, sample, tasks, tasksByCorpus, fpOf, sampleSource: set.source });
+    const stats = computeStats({ corpora: cs, audit: setAudit, findings, labels, join, sample, tasks, tasksByCorpus, fpOf, sampleSource: set.source, cleanAnywhere: set.heldOut });
     stats.set = { id: set.id, size: set.size, target: set.target, source: set.source };
     console.log(`\n== ${set.id === 'dev' ? 'development corpora (rules tuned on them: in-sample)' : 'held-out corpora'} ==`);
     printReport(stats, only);
