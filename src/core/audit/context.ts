@@ -6,6 +6,7 @@ import { parseDockerfile, type ParsedDockerfile } from '../parse/dockerfile';
 import { analyseShell, type ShellScript } from '../parse/shell';
 import type { SyntaxTree } from '../parse/syntax';
 import { parseSync } from '../parse/treeSitter';
+import { parse as parseYaml } from 'yaml';
 
 /** Files bigger than this are not read as text (data blobs, models). */
 const MAX_TEXT_BYTES = 512 * 1024;
@@ -20,6 +21,7 @@ export class AuditContext {
   private readonly shellCache = new Map<string, ShellScript | undefined>();
   private readonly pyCache = new Map<string, SyntaxTree | undefined>();
   private dockerCache: ParsedDockerfile | null | undefined;
+  private roMounts: readonly string[] | undefined;
 
   /** Verifier shell scripts: the entry script and every `.sh` in the tests folder. */
   readonly verifierScripts: readonly string[];
@@ -186,6 +188,34 @@ export class AuditContext {
     const wd = this.workdir();
     const roots = ['/app', '/workspace', '/home/', '/root', '/tmp', '/srv', '/data', '/mnt', '/code', '/project', wd];
     return roots.some((r) => r !== '/' && (p === r || p.startsWith(r.endsWith('/') ? r : `${r}/`)));
+  }
+
+  /** Whether `p` lies under a read-only bind mount of the compose file: the agent can read it, not change it. */
+  isReadOnlyMount(p: string): boolean {
+    return this.readOnlyMounts().some((m) => p === m || p.startsWith(`${m}/`));
+  }
+
+  /** Container paths the compose file bind-mounts read-only (`./tests:/app/tests:ro`): even root cannot write there. */
+  readOnlyMounts(): readonly string[] {
+    if (this.roMounts) return this.roMounts;
+    const out: string[] = [];
+    const text = this.text(this.task.environment.composeFile);
+    let doc: unknown;
+    try { doc = text ? parseYaml(text) : undefined; } catch { doc = undefined; }
+    const services = (doc as { services?: Record<string, { volumes?: unknown }> } | undefined)?.services;
+    for (const svc of Object.values(services ?? {})) {
+      for (const v of Array.isArray(svc?.volumes) ? svc.volumes : []) {
+        if (typeof v === 'string') {
+          const parts = v.split(':');
+          if (parts.length >= 3 && /(^|,)ro(,|$)/.test(parts[parts.length - 1] ?? '') && parts[1]?.startsWith('/')) out.push(parts[1].replace(/\/+$/, ''));
+        } else if (v && typeof v === 'object') {
+          const o = v as { target?: unknown; read_only?: unknown };
+          if (o.read_only === true && typeof o.target === 'string') out.push(o.target.replace(/\/+$/, ''));
+        }
+      }
+    }
+    this.roMounts = out;
+    return out;
   }
 
   /** Whether the text of any of the task's environment, solution or tests mentions `needle`. */

@@ -1,3 +1,4 @@
+import path from 'node:path';
 import type { Fix } from '../../model/finding';
 import type { Range } from '../../model/positions';
 import type { DockerCopy, DockerRun, ParsedDockerfile } from '../../parse/dockerfile';
@@ -102,6 +103,29 @@ interface CopiedIntoImageSpec {
   directMessage(copy: DockerCopy, src: string): string;
 }
 
+/**
+ * `copy` writes `src` into a stage other than the last, and no later `COPY --from=<that stage>`
+ * carries the written path (or a folder holding it, or a file inside it) into the final image.
+ */
+export function leftInBuildStage(df: ParsedDockerfile, copy: DockerCopy, src: string): boolean {
+  const line = copy.instruction.range.start.line;
+  const stageIdx = df.froms.reduce((k, f, i) => (f.instruction.range.start.line <= line ? i : k), -1);
+  if (stageIdx < 0 || stageIdx === df.froms.length - 1 || !copy.dest) return false;
+  const from = df.froms[stageIdx];
+  let wd = '/';
+  for (const ins of df.instructions) {
+    const l = ins.range.start.line;
+    if (from && l < from.instruction.range.start.line) continue;
+    if (l >= line) break;
+    if (ins.keyword === 'WORKDIR' && ins.args[0]) wd = path.posix.resolve(wd, ins.args[0].value);
+  }
+  const dest = copy.dest.value;
+  const written = /\/$|^\.$/.test(dest) || copy.sources.length > 1 ? path.posix.resolve(wd, dest, path.posix.basename(norm(src))) : path.posix.resolve(wd, dest);
+  const names = new Set([String(stageIdx), from?.stage?.toLowerCase()].filter((x): x is string => !!x));
+  return !df.copies.some((c) => c.instruction.range.start.line > line && c.from !== undefined && names.has(c.from.toLowerCase())
+    && c.sources.some((x) => { const carried = path.posix.resolve('/', x.value).replace(/\/+$/, '') || '/'; return carried === written || written.startsWith(`${carried}/`) || carried.startsWith(`${written}/`) || carried === '/'; }));
+}
+
 function copiedIntoImageRule(spec: CopiedIntoImageSpec): StaticRule {
   return {
     id: spec.id, class: 'misalignment', severity: 'error', fixable: true, title: spec.title,
@@ -112,6 +136,8 @@ function copiedIntoImageRule(spec: CopiedIntoImageSpec): StaticRule {
       for (const copy of contextCopies(df)) {
         for (const src of copy.sources) {
           const s = norm(src.value);
+          // Into a build stage the final image leaves behind (a data generator): the agent never sees it.
+          if (leftInBuildStage(df, copy, src.value)) continue;
           if (!spec.names(ctx, s) || s === '.' || s === '*') {
             const shipped = shippedBy(ctx, df, copy, src.value, (rel) => spec.protects(ctx, rel));
             if (shipped.length > 0 && (spec.matters?.(ctx, shipped) ?? true)) {
@@ -151,17 +177,46 @@ function testsInContext(ctx: AuditContext): string | undefined {
   return tests.startsWith(`${ctxDir}/`) ? tests.slice(ctxDir.length + 1) : undefined;
 }
 
+/**
+ * `src`, a subfolder or file of the tests folder, holds only task input kept there to avoid a
+ * second copy (`COPY tests/pipeline/ /app/`, the project the agent works on): no test file, no
+ * entry script, and nothing in it that the tests name. Copying it shows the agent no check.
+ */
+function taskInputUnderTests(ctx: AuditContext, tests: string, src: string): boolean {
+  const ctxDir = norm(ctx.task.environment.contextDir || '.');
+  const rel = ctxDir === '.' || ctxDir === '' || recipeUsesTaskRoot(ctx, ctxDir) ? src : `${ctxDir}/${src}`;
+  const files = ctx.task.files.filter((f) => f === rel || f.startsWith(`${rel}/`));
+  if (files.length === 0) return false;
+  const testCode = [...ctx.verifierScripts, ...ctx.testPython].filter((f) => !files.includes(f)).map((f) => ctx.text(f) ?? '').join('\n');
+  void tests;
+  return files.every((f) => !checksSomething(ctx, f, testCode));
+}
+
+/** A file of the tests folder that is part of the checks: a test or entry script, or one the test code names. */
+function checksSomething(ctx: AuditContext, f: string, testCode: string): boolean {
+  const name = f.slice(f.lastIndexOf('/') + 1);
+  return /^(test_.*|.*_test|conftest)\.py$|\.sh$/.test(name) || ctx.verifierScripts.includes(f) || ctx.testPython.includes(f) || testCode.includes(name);
+}
+
 export const testsCopiedIntoImage = copiedIntoImageRule({
   id: 'tests-copied-into-image',
   title: 'The Dockerfile copies the tests into the image the agent works in',
   names(ctx, s) {
     const tests = testsInContext(ctx);
     // The entry script alone (run-tests.sh) tells how tests run, not what they check.
-    return (tests !== undefined && (s === tests || s.startsWith(`${tests}/`))) || /(^|\/)test_outputs\.py$/.test(s);
+    if (/(^|\/)test_outputs\.py$/.test(s)) return true;
+    if (tests === undefined || !(s === tests || s.startsWith(`${tests}/`))) return false;
+    return s === tests || !taskInputUnderTests(ctx, tests, s);
   },
   protects: (ctx, rel) => isVerifierFile(ctx, rel),
   // The entry script alone tells how tests run, not what they check: only the tests themselves count.
-  matters: (ctx, shipped) => shipped.some((rel) => rel !== inContext(ctx, ctx.task.verifier.entry)),
+  matters: (ctx, shipped) => {
+    const testCode = [...ctx.verifierScripts, ...ctx.testPython].map((f) => ctx.text(f) ?? '').join('\n');
+    const ctxDir = norm(ctx.task.environment.contextDir || '.');
+    const task = (rel: string) => (ctxDir === '.' || ctxDir === '' || recipeUsesTaskRoot(ctx, ctxDir) ? rel : `${ctxDir}/${rel}`);
+    // Task input kept under tests/ (a project the agent works on, that no test names) shows no check.
+    return shipped.some((rel) => rel !== inContext(ctx, ctx.task.verifier.entry) && checksSomething(ctx, task(rel), testCode.split(task(rel)).join('')));
+  },
   broadMessage: (copy, src, shipped) => `\`${copy.instruction.keyword} ${src}\` also puts the verifier's files (${listed(shipped)}) in the agent's image: the agent can read what is checked. Copy only what the task needs, or list the tests in .dockerignore.`,
   directMessage: (copy, src) => `\`${copy.instruction.keyword} ${src}\` puts the tests in the agent's image: the agent can read what is checked (and the harness copies the tests in at verification time anyway).`,
 });
@@ -299,8 +354,13 @@ export const baseImageUnpinned: StaticRule = {
   },
 };
 
-/** Debian/Ubuntu package revisions disappear from the archive when superseded. */
-const DEBIAN_REVISION = /-[0-9A-Za-z.+~]*\d|ubuntu|build\d|\+deb\d|\+b\d/;
+/**
+ * Revisions from an update pocket, which the archive drops when the next update supersedes them:
+ * Debian stable/security updates (`+deb12u2`, `~deb12u1`, backports `~bpo12+1`) and Ubuntu SRUs
+ * (`ubuntu10.6`, `build1.1`, `~22.04.1`). A release-pocket revision (`-7ubuntu1`, `-1build5`,
+ * `7.3.0-2`, a binNMU `+b1`) stays in its release for the release's life: pinning it keeps building.
+ */
+const UPDATE_REVISION = /[+~]deb\d+u\d+|~bpo\d|ubuntu\d+\.\d|build\d+\.\d|~\d\d\.\d\d(\.\d+)?$/;
 
 export const aptExactVersionPin: StaticRule = {
   id: 'apt-exact-version-pin', class: 'brittleness', severity: 'warning',
@@ -308,14 +368,14 @@ export const aptExactVersionPin: StaticRule = {
   *check(ctx) {
     const df = ctx.dockerfile();
     const file = dfFile(ctx);
-    const report = (spec: string) => `\`${spec}\` pins an exact archive revision; Debian and Ubuntu drop superseded revisions (security updates especially), so the build breaks months later. Pin the base image by digest or use a snapshot mirror instead.`;
+    const report = (spec: string) => `\`${spec}\` pins a revision from an update pocket (a point release, security update or SRU): the archive drops it when the next update supersedes it, so the build breaks months later. Pin the base image by digest or use a snapshot mirror instead.`;
     if (df) {
       for (const { run, cmd } of runCommands(df)) {
         const inst = installOf(cmd);
         if (inst?.manager !== 'apt') continue;
         for (const p of inst.packages) {
           const ver = p.spec.split('=')[1];
-          if (!ver || !DEBIAN_REVISION.test(ver)) continue;
+          if (!ver || !UPDATE_REVISION.test(ver)) continue;
           const w = cmd.args[p.argIndex];
           yield { file, range: w ? df.lines.rangeOf(run.instruction.argsOffset + w.start, run.instruction.argsOffset + w.end) : runCmdRange(df, run, cmd), message: report(p.spec) };
         }
@@ -330,7 +390,7 @@ export const aptExactVersionPin: StaticRule = {
         for (const p of inst.packages) {
           const ver = p.spec.split('=')[1];
           const w = cmd.args[p.argIndex];
-          if (ver && DEBIAN_REVISION.test(ver) && w) yield { file: sol, range: ctx.range(sol, w.start, w.end), message: report(p.spec) };
+          if (ver && UPDATE_REVISION.test(ver) && w) yield { file: sol, range: ctx.range(sol, w.start, w.end), message: report(p.spec) };
         }
       }
     }
