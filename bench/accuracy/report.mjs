@@ -151,7 +151,7 @@ function accuracyMd(sets, blind) {
   // Until a rule changes after the blind reading (HEAD still the blind commit), the set's figures are the blind ones.
   const head = spawnSync('git', ['rev-parse', 'HEAD'], { cwd: path.resolve(path.dirname(new URL(import.meta.url).pathname), '../..') }).stdout.toString().trim();
   if (held && blind?.auditedAt !== head) {
-    L.push('## Held-out after the fixes (no longer blind)', '', 'The same held-out corpora, samples and labels after rule changes made from what the blind reading found: a check that the fixes hold, not an out-of-sample figure.', '');
+    L.push('## Held-out after the fixes (no longer blind)', '', 'The same held-out corpora, samples and labels after rule changes made from what the blind reading found: a check that the fixes hold, not an out-of-sample figure. Findings that entered the sample after the fixes were judged then (their `why` starts "[post-fix sample, not blind]" in `labels/heldout.json`); "gone" counts blind labels, mostly the false positives, whose finding the fixed rules no longer report.', '');
     L.push(...setMd(held, '###'));
   }
   L.push('## Development corpora (in-sample)', '');
