@@ -128,6 +128,9 @@ const CASES: readonly Case[] = [
       'run-tests.sh': '#!/bin/bash\ncd /app\npytest --noconftest -rA tests/test_outputs.py\n',
     },
     want: [] },
+  { name: 'recall: a compose file mounting the tests into the agent container leaks them (read-only or not)', base: 'clean-tb1', rules: ['tests-copied-into-image'],
+    files: { 'docker-compose.yaml': 'services:\n  client:\n    build:\n      context: .\n    image: ${T_BENCH_TASK_DOCKER_CLIENT_IMAGE_NAME}\n    container_name: ${T_BENCH_TASK_DOCKER_CLIENT_CONTAINER_NAME}\n    volumes:\n      - ./tests:/app/tests:ro\n      - ./data:/app/data\n' },
+    want: ['tests-copied-into-image error 8'] },
   // weak-assertion: a quality bar is a value check
   { name: 'an accuracy threshold is the task\'s bar, not a plausibility range', base: 'clean-harbor', rules: ['weak-assertion'],
     files: { 'tests/test_outputs.py': PYT('def test_model_exists():\n    assert os.path.exists("/app/model.npz")\n\n\ndef test_accuracy():\n    acc = float(json.loads(Path("/app/eval.json").read_text())["acc"])\n    assert acc > 0.90\n') },

@@ -197,8 +197,13 @@ export class AuditContext {
 
   /** Container paths the compose file bind-mounts read-only (`./tests:/app/tests:ro`): even root cannot write there. */
   readOnlyMounts(): readonly string[] {
-    if (this.roMounts) return this.roMounts;
-    const out: string[] = [];
+    this.roMounts ??= this.composeMounts().filter((m) => m.readOnly).map((m) => m.target);
+    return this.roMounts;
+  }
+
+  /** The compose file's bind mounts (short `src:dst[:ro]` strings and long `{source, target}` forms), in file order. */
+  composeMounts(): { source: string; target: string; readOnly: boolean; offset: number }[] {
+    const out: { source: string; target: string; readOnly: boolean; offset: number }[] = [];
     const text = this.text(this.task.environment.composeFile);
     let doc: unknown;
     try { doc = text ? parseYaml(text) : undefined; } catch { doc = undefined; }
@@ -207,14 +212,15 @@ export class AuditContext {
       for (const v of Array.isArray(svc?.volumes) ? svc.volumes : []) {
         if (typeof v === 'string') {
           const parts = v.split(':');
-          if (parts.length >= 3 && /(^|,)ro(,|$)/.test(parts[parts.length - 1] ?? '') && parts[1]?.startsWith('/')) out.push(parts[1].replace(/\/+$/, ''));
+          const target = parts[1];
+          if (parts.length < 2 || !target?.startsWith('/')) continue;
+          out.push({ source: parts[0] ?? '', target: target.replace(/\/+$/, ''), readOnly: parts.length >= 3 && /(^|,)ro(,|$)/.test(parts[2] ?? ''), offset: Math.max(0, text?.indexOf(v) ?? 0) });
         } else if (v && typeof v === 'object') {
-          const o = v as { target?: unknown; read_only?: unknown };
-          if (o.read_only === true && typeof o.target === 'string') out.push(o.target.replace(/\/+$/, ''));
+          const o = v as { source?: unknown; target?: unknown; read_only?: unknown };
+          if (typeof o.target === 'string' && typeof o.source === 'string') out.push({ source: o.source, target: o.target.replace(/\/+$/, ''), readOnly: o.read_only === true, offset: Math.max(0, text?.indexOf(o.target) ?? 0) });
         }
       }
     }
-    this.roMounts = out;
     return out;
   }
 

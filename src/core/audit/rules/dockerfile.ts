@@ -198,7 +198,7 @@ function checksSomething(ctx: AuditContext, f: string, testCode: string): boolea
   return /^(test_.*|.*_test|conftest)\.py$|\.sh$/.test(name) || ctx.verifierScripts.includes(f) || ctx.testPython.includes(f) || testCode.includes(name);
 }
 
-export const testsCopiedIntoImage = copiedIntoImageRule({
+const testsCopiedByDockerfile = copiedIntoImageRule({
   id: 'tests-copied-into-image',
   title: 'The Dockerfile copies the tests into the image the agent works in',
   names(ctx, s) {
@@ -220,6 +220,26 @@ export const testsCopiedIntoImage = copiedIntoImageRule({
   broadMessage: (copy, src, shipped) => `\`${copy.instruction.keyword} ${src}\` also puts the verifier's files (${listed(shipped)}) in the agent's image: the agent can read what is checked. Copy only what the task needs, or list the tests in .dockerignore.`,
   directMessage: (copy, src) => `\`${copy.instruction.keyword} ${src}\` puts the tests in the agent's image: the agent can read what is checked (and the harness copies the tests in at verification time anyway).`,
 });
+
+/**
+ * Also the compose file mounting the tests folder into the agent's container (`./tests:/app/tests:ro`,
+ * TB1 tasks written by hand): read-only or not, the agent reads every check during its run.
+ */
+export const testsCopiedIntoImage: StaticRule = {
+  ...testsCopiedByDockerfile,
+  *check(ctx) {
+    yield* testsCopiedByDockerfile.check(ctx);
+    const compose = ctx.task.environment.composeFile;
+    if (!compose) return;
+    const tests = norm(ctx.task.verifier.testsDir || 'tests');
+    const composeDir = compose.includes('/') ? compose.slice(0, compose.lastIndexOf('/')) : '.';
+    for (const m of ctx.composeMounts()) {
+      const src = norm(path.posix.normalize(path.posix.join(composeDir, m.source)));
+      if (src !== tests || m.source.startsWith('/') || m.source.startsWith('$')) continue;
+      yield { file: compose, range: ctx.range(compose, m.offset, m.offset + m.source.length), message: `The compose file mounts ${m.source} at ${m.target} in the agent's container${m.readOnly ? ' (read-only, but readable)' : ''}: the agent can read every check during its run. Let the harness copy the tests in at verification time instead.` };
+    }
+  },
+};
 
 /**
  * A solution script that only prints (an adapter's stub, `echo "Oracle solution script"`) gives the
