@@ -7,18 +7,19 @@ import type { AuditContext } from '../context';
 import type { StaticRule } from '../rule';
 import { FILE_LIMITS } from '../../loader/files';
 import { filesCopiedBy, inBuildContext } from './buildContextFiles';
+import { leftInBuildStage } from './buildStages';
 import { installOf } from './commands';
 
-function dfFile(ctx: AuditContext): string {
+export function dfFile(ctx: AuditContext): string {
   return ctx.task.environment.dockerfile ?? 'Dockerfile';
 }
 
 /** A RUN command's range in the Dockerfile. */
-function runCmdRange(df: ParsedDockerfile, run: DockerRun, cmd: ShellCommand): Range {
+export function runCmdRange(df: ParsedDockerfile, run: DockerRun, cmd: ShellCommand): Range {
   return df.lines.rangeOf(run.instruction.argsOffset + cmd.start, run.instruction.argsOffset + cmd.end);
 }
 
-function* runCommands(df: ParsedDockerfile): Generator<{ run: DockerRun; cmd: ShellCommand }> {
+export function* runCommands(df: ParsedDockerfile): Generator<{ run: DockerRun; cmd: ShellCommand }> {
   for (const run of df.runs) for (const cmd of run.shell?.commands ?? []) yield { run, cmd };
 }
 
@@ -101,29 +102,6 @@ interface CopiedIntoImageSpec {
   matters?(ctx: AuditContext, shipped: readonly string[]): boolean;
   broadMessage(copy: DockerCopy, src: string, shipped: readonly string[]): string;
   directMessage(copy: DockerCopy, src: string): string;
-}
-
-/**
- * `copy` writes `src` into a stage other than the last, and no later `COPY --from=<that stage>`
- * carries the written path (or a folder holding it, or a file inside it) into the final image.
- */
-export function leftInBuildStage(df: ParsedDockerfile, copy: DockerCopy, src: string): boolean {
-  const line = copy.instruction.range.start.line;
-  const stageIdx = df.froms.reduce((k, f, i) => (f.instruction.range.start.line <= line ? i : k), -1);
-  if (stageIdx < 0 || stageIdx === df.froms.length - 1 || !copy.dest) return false;
-  const from = df.froms[stageIdx];
-  let wd = '/';
-  for (const ins of df.instructions) {
-    const l = ins.range.start.line;
-    if (from && l < from.instruction.range.start.line) continue;
-    if (l >= line) break;
-    if (ins.keyword === 'WORKDIR' && ins.args[0]) wd = path.posix.resolve(wd, ins.args[0].value);
-  }
-  const dest = copy.dest.value;
-  const written = /\/$|^\.$/.test(dest) || copy.sources.length > 1 ? path.posix.resolve(wd, dest, path.posix.basename(norm(src))) : path.posix.resolve(wd, dest);
-  const names = new Set([String(stageIdx), from?.stage?.toLowerCase()].filter((x): x is string => !!x));
-  return !df.copies.some((c) => c.instruction.range.start.line > line && c.from !== undefined && names.has(c.from.toLowerCase())
-    && c.sources.some((x) => { const carried = path.posix.resolve('/', x.value).replace(/\/+$/, '') || '/'; return carried === written || written.startsWith(`${carried}/`) || carried.startsWith(`${written}/`) || carried === '/'; }));
 }
 
 function copiedIntoImageRule(spec: CopiedIntoImageSpec): StaticRule {
@@ -370,49 +348,6 @@ export const baseImageUnpinned: StaticRule = {
           ? `\`FROM ${img}\` follows ${from.tag ? 'the `latest` tag' : 'an implicit `latest`'}: the environment changes under the task with every release. Pin a version tag (and ideally a digest).`
           : `\`FROM ${img}\` follows ${from.tag ? 'the `latest` tag' : 'an implicit `latest`'}: if this image is ever republished, the environment changes under the task. Pin a digest when there is no version tag.`,
       };
-    }
-  },
-};
-
-/**
- * Revisions from an update pocket, which the archive drops when the next update supersedes them:
- * Debian stable/security updates (`+deb12u2`, `~deb12u1`, backports `~bpo12+1`) and Ubuntu SRUs
- * (`ubuntu10.6`, `build1.1`, `~22.04.1`). A release-pocket revision (`-7ubuntu1`, `-1build5`,
- * `7.3.0-2`, a binNMU `+b1`) stays in its release for the release's life: pinning it keeps building.
- */
-const UPDATE_REVISION = /[+~]deb\d+u\d+|~bpo\d|ubuntu\d+\.\d|build\d+\.\d|~\d\d\.\d\d(\.\d+)?$/;
-
-export const aptExactVersionPin: StaticRule = {
-  id: 'apt-exact-version-pin', class: 'brittleness', severity: 'warning',
-  title: 'An apt package is pinned to an exact Debian/Ubuntu revision',
-  *check(ctx) {
-    const df = ctx.dockerfile();
-    const file = dfFile(ctx);
-    const report = (spec: string) => `\`${spec}\` pins a revision from an update pocket (a point release, security update or SRU): the archive drops it when the next update supersedes it, so the build breaks months later. Pin the base image by digest or use a snapshot mirror instead.`;
-    if (df) {
-      for (const { run, cmd } of runCommands(df)) {
-        const inst = installOf(cmd);
-        if (inst?.manager !== 'apt') continue;
-        for (const p of inst.packages) {
-          const ver = p.spec.split('=')[1];
-          if (!ver || !UPDATE_REVISION.test(ver)) continue;
-          const w = cmd.args[p.argIndex];
-          yield { file, range: w ? df.lines.rangeOf(run.instruction.argsOffset + w.start, run.instruction.argsOffset + w.end) : runCmdRange(df, run, cmd), message: report(p.spec) };
-        }
-      }
-    }
-    const sol = ctx.solutionScript;
-    const script = ctx.shell(sol);
-    if (sol && script) {
-      for (const cmd of script.commands) {
-        const inst = installOf(cmd);
-        if (inst?.manager !== 'apt') continue;
-        for (const p of inst.packages) {
-          const ver = p.spec.split('=')[1];
-          const w = cmd.args[p.argIndex];
-          if (ver && UPDATE_REVISION.test(ver) && w) yield { file: sol, range: ctx.range(sol, w.start, w.end), message: report(p.spec) };
-        }
-      }
     }
   },
 };
