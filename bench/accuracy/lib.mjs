@@ -9,6 +9,10 @@ export const SEED = 20261202;
 export const PRECISION_SAMPLE = 20;
 export const TASK_SAMPLE = 60;
 export const MIN_PER_CORPUS = 3;
+// The held-out corpora (corpora.json "heldOut": true) are read by one reader in one sitting: a
+// smaller precision stratum and task sample, same seed and orderings.
+export const HELDOUT_PRECISION_SAMPLE = 10;
+export const HELDOUT_TASK_SAMPLE = 8;
 
 export const sha256 = (s) => crypto.createHash('sha256').update(s).digest('hex');
 
@@ -54,11 +58,11 @@ export function perCorpusQuota(n, total, target = TASK_SAMPLE, min = MIN_PER_COR
 }
 
 /** The task sample: { corpus → [task, ...] } from { corpus → [task, ...] } (all tasks). */
-export function taskSample(tasksByCorpus, seed = SEED) {
+export function taskSample(tasksByCorpus, seed = SEED, target = TASK_SAMPLE) {
   const total = Object.values(tasksByCorpus).reduce((a, t) => a + t.length, 0);
   const out = {};
   for (const [corpus, tasks] of Object.entries(tasksByCorpus)) {
-    const q = perCorpusQuota(tasks.length, total);
+    const q = perCorpusQuota(tasks.length, total, target);
     out[corpus] = tasks.map((t) => ({ t, h: taskOrder(seed, corpus, t) })).sort((a, b) => (a.h < b.h ? -1 : a.h > b.h ? 1 : 0)).slice(0, q).map((x) => x.t);
   }
   return out;

@@ -5,7 +5,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import { createRequire } from 'node:module';
 import path from 'node:path';
-import { MIN_PER_CORPUS, PRECISION_SAMPLE, SEED, TASK_SAMPLE } from './lib.mjs';
+import { spawnSync } from 'node:child_process';
+import { MIN_PER_CORPUS, SEED, wilson } from './lib.mjs';
 
 const f2 = (x) => (x == null ? '—' : x.toFixed(2));
 const ci = (c) => (c ? `[${c.low.toFixed(2)}, ${c.high.toFixed(2)}]` : '');
@@ -22,7 +23,7 @@ export function printReport(s, only) {
     console.log(`${sev}: ${t.findings} findings in ${t.rules} rule(s); labelled ${t.labelled} sample members of ${t.rulesMeasured} rule(s): pooled precision ${f2(t.pooled)} ${ci(t.ci)}, weighted by findings ${f2(t.weighted)} (over ${t.findingsCovered} findings)`);
   }
   const r = s.recall;
-  console.log(`task sample: ${r.sampleTasks.length} tasks (seed ${SEED}), ${r.read} read and labelled in core.json`);
+  console.log(`task sample: ${r.sampleTasks.length} tasks (seed ${SEED}), ${r.read} read and labelled in ${s.set?.source ?? 'core.json'}`);
   console.log(`recall (random sample): ${r.random.found}/${r.random.defects} = ${f2(r.random.recall)} ${ci(r.random.ci)}; with info findings ${r.random.foundWithInfo}/${r.random.defects}`);
   for (const [c, x] of Object.entries(r.random.byClass)) console.log(`  ${c}: ${x.found}/${x.defects} = ${f2(x.recall)} ${ci(x.ci)}`);
   console.log(`recall (known defects, outside the sample): ${r.known.found}/${r.known.defects} = ${f2(r.known.recall)}`);
@@ -32,39 +33,90 @@ export function printReport(s, only) {
   if (s.conflicts.length) console.log(`conflicting verdicts: ${s.conflicts.length}`);
 }
 
-/** src/core/audit/precision.json: per rule, per error/warning severity, the measured figures. */
-function precisionData(s) {
+/**
+ * src/core/audit/precision.json: per rule, per error/warning severity, the measured figures, pooled
+ * over the sets (dev and held-out samples are disjoint: their counts add).
+ */
+function precisionData(sets) {
+  const pooled = new Map();
+  for (const s of sets) {
+    for (const r of s.rows) {
+      if (r.severity === 'info') continue;
+      const k = `${r.rule}\u0000${r.severity}`;
+      const p = pooled.get(k) ?? { rule: r.rule, severity: r.severity, findings: 0, tasks: 0, sampled: 0, labelled: 0, true: 0 };
+      p.findings += r.findings; p.tasks += r.tasks; p.sampled += r.sampled ?? 0; p.labelled += r.labelled; p.true += r.true;
+      pooled.set(k, p);
+    }
+  }
   const rules = {};
-  for (const r of s.rows) {
-    if (r.severity === 'info') continue;
-    (rules[r.rule] ??= []).push({
-      severity: r.severity, findings: r.findings, tasks: r.tasks, sampled: r.sampled, labelled: r.labelled, true: r.true,
-      precision: r.precision == null ? null : +r.precision.toFixed(3), low: r.ci ? +r.ci.low.toFixed(3) : null, high: r.ci ? +r.ci.high.toFixed(3) : null,
+  for (const p of [...pooled.values()].sort((a, b) => a.rule.localeCompare(b.rule) || a.severity.localeCompare(b.severity))) {
+    const c = wilson(p.true, p.labelled);
+    (rules[p.rule] ??= []).push({
+      severity: p.severity, findings: p.findings, tasks: p.tasks, sampled: p.sampled, labelled: p.labelled, true: p.true,
+      precision: c ? +c.p.toFixed(3) : null, low: c ? +c.low.toFixed(3) : null, high: c ? +c.high.toFixed(3) : null,
     });
   }
-  return { version: 1, seed: SEED, date: s.date, source: 'bench/ACCURACY.md', rules };
+  return { version: 1, seed: SEED, date: sets[0]?.date ?? null, source: 'bench/ACCURACY.md', rules };
 }
 
-function accuracyMd(s) {
+const BLIND = 'bench/accuracy/heldout-blind.json';
+
+/** The held-out figures as first measured, before any rule change: frozen in heldout-blind.json. */
+export function writeBlind(s, root) {
+  const commit = spawnSync('git', ['rev-parse', 'HEAD'], { cwd: root }).stdout.toString().trim();
+  const r = s.recall;
+  const data = {
+    version: 1, note: 'Held-out figures measured blind: rules unchanged since the corpora were first read. Never regenerate after a rule change.',
+    seed: SEED, date: s.date, auditedAt: commit, precisionSample: s.set.size, taskTarget: s.set.target, labels: `labels/${s.set.source}`,
+    corpora: s.corpora.map((c) => ({ repo: c.repo, commit: c.commit, paths: c.paths, tasks: c.tasks, audited: c.audited, findings: c.findings, loudTasks: c.loudTasks, sampled: c.sampled })),
+    totals: s.totals,
+    rules: s.rows.filter((x) => x.severity !== 'info').map((x) => ({ rule: x.rule, severity: x.severity, findings: x.findings, tasks: x.tasks, sampled: x.sampled, labelled: x.labelled, true: x.true, precision: x.precision, ci: x.ci })),
+    recall: { tasks: r.sampleTasks.length, read: r.read, defects: r.random.defects, found: r.random.found, foundWithInfo: r.random.foundWithInfo, recall: r.random.recall, ci: r.random.ci, byClass: r.random.byClass },
+    clean: { tasks: r.clean.tasks, loud: r.clean.loud, share: r.clean.share, ci: r.clean.ci, loudTasks: r.clean.loudTasks },
+  };
+  fs.writeFileSync(path.join(root, BLIND), `${JSON.stringify(data, null, 2)}\n`);
+  console.error(`wrote ${BLIND}`);
+}
+
+function blindMd(b) {
+  const L = [];
+  L.push('## Held-out (blind)', '');
+  L.push(`Measured on ${b.date} with the rules of commit \`${b.auditedAt.slice(0, 12)}\`, before any rule was changed after reading these corpora: out-of-sample figures. Frozen in [\`accuracy/heldout-blind.json\`](accuracy/heldout-blind.json); seed **${b.seed}**, precision stratum ${b.precisionSample} per (rule, severity), task sample ceil(${b.taskTarget} × share) per corpus (at least ${MIN_PER_CORPUS}); labels in \`${b.labels}\`.`, '');
+  L.push('| corpus | commit | paths | tasks | findings | tasks with a warning or error | in task sample |', '|---|---|---|---:|---:|---:|---:|');
+  for (const c of b.corpora) L.push(`| ${c.repo} | \`${c.commit.slice(0, 12)}\` | ${c.paths.map((p) => `\`${p}\``).join(' ')} | ${c.tasks} | ${c.findings} | ${c.loudTasks} (${pct(c.audited ? c.loudTasks / c.audited : null)}) | ${c.sampled} |`);
+  L.push('', '| figure | value | Wilson 95% | goal |', '|---|---:|---|---|');
+  const t = b.totals;
+  L.push(`| error precision | ${t.error.true}/${t.error.labelled} = **${f2(t.error.pooled)}** | ${ci(t.error.ci)} | ≥ 0.97 |`);
+  L.push(`| warning precision | ${t.warning.true}/${t.warning.labelled} = **${f2(t.warning.pooled)}** | ${ci(t.warning.ci)} | ≥ 0.90 |`);
+  L.push(`| recall (random task sample, ${b.recall.read} tasks read) | ${b.recall.found}/${b.recall.defects} = **${f2(b.recall.recall)}** | ${ci(b.recall.ci)} | ≥ 0.70 |`);
+  L.push(`| clean tasks with any warning or error | ${b.clean.loud}/${b.clean.tasks} = **${f2(b.clean.share)}** | ${ci(b.clean.ci)} | ≤ 0.10 |`);
+  L.push('', '| rule | severity | findings | labelled | true | precision |', '|---|---|---:|---:|---:|---:|');
+  for (const x of b.rules) L.push(`| \`${x.rule}\` | ${x.severity} | ${x.findings} | ${x.labelled} | ${x.true} | ${f2(x.precision)} |`);
+  L.push('');
+  for (const n of b.notes ?? []) L.push(`- ${n}`);
+  if (b.notes?.length) L.push('');
+  return L;
+}
+
+/** The sections of one corpus set (dev or held-out) under headings of level `h`. */
+function setMd(s, h) {
   const L = [];
   const r = s.recall;
-  L.push('# Audit accuracy on real tasks', '');
-  L.push(`Generated by \`npm run build && node bench/accuracy/run.mjs --write\` on ${s.date} (audit of ${s.corpora.reduce((a, c) => a + c.audited, 0)} tasks in ${s.auditSeconds?.toFixed(0) ?? '?'} s${s.auditLoad ? `, 1-min load average ${s.auditLoad.map((x) => x.toFixed(1)).join(' → ')} on ${os.availableParallelism()} cores` : ''}). Do not edit by hand.`, '');
-  L.push('## Corpora', '', 'Real public tasks, read from fetched snapshots (never copied into this repository); `bench/accuracy/corpora.json`.', '');
+  L.push(`${h} Corpora`, '', 'Real public tasks, read from fetched snapshots (never copied into this repository); `bench/accuracy/corpora.json`.', '');
   L.push('| corpus | commit | paths | tasks | audited | findings | tasks with a warning or error | in task sample |', '|---|---|---|---:|---:|---:|---:|---:|');
   for (const c of s.corpora) L.push(`| ${c.repo} | \`${c.commit.slice(0, 12)}\` | ${c.paths.map((p) => `\`${p}\``).join(' ')} | ${c.tasks} | ${c.audited} | ${c.findings} | ${c.loudTasks} (${pct(c.audited ? c.loudTasks / c.audited : null)}) | ${c.sampled} |`);
-  L.push('', '## Method', '');
-  L.push(`- Seed **${SEED}**. Precision sample: per (rule, severity) at error or warning, findings ordered by \`sha256(seed:corpus/task/file:line:rule)\`, the first ${PRECISION_SAMPLE}. Precision = true / labelled sample members; the Wilson 95% interval is shown.`);
-  L.push(`- Task sample (recall, clean quietness): per corpus, task folders (holding task.toml / task.yaml, found from the files) ordered by \`sha256(seed:corpus/task)\`, the first ceil(${TASK_SAMPLE} × share), at least ${MIN_PER_CORPUS}. Each is read whole, without the audit's findings, and every defect a maintainer would act on is labelled (file, line, class) in \`labels/core.json\`, or the task is labelled clean.`);
+  L.push('', `${h} Method`, '');
+  L.push(`- Seed **${SEED}**. Precision sample: per (rule, severity) at error or warning, findings ordered by \`sha256(seed:corpus/task/file:line:rule)\`, the first ${s.set.size}. Precision = true / labelled sample members; the Wilson 95% interval is shown.`);
+  L.push(`- Task sample (recall, clean quietness): per corpus, task folders (holding task.toml / task.yaml, found from the files) ordered by \`sha256(seed:corpus/task)\`, the first ceil(${s.set.target} × share), at least ${MIN_PER_CORPUS}. Each is read whole, without the audit's findings, and every defect a maintainer would act on is labelled (file, line, class) in \`labels/${s.set.source}\`, or the task is labelled clean.`);
   L.push('- The reader read each sampled task before looking at any finding (long data files by their head) and labelled what a maintainer would act on at warning or error. Judgement calls, stated so they can be disputed: pytest run on `/tests` without `--noconftest` or a verifier-owned ini is a defect (the root agent can put `pytest.ini` or `conftest.py` in `/`, an ancestor of the tests); a base image by tag, installs at test time under TB1\'s always-on network, and the SWE-bench adapter layout are not defects at warning level.');
   L.push('- A defect is found when a warning or error finding of the right class is on its file at its line (±1), or anywhere in the file for a file-level defect.');
   L.push(`- Labels: ${s.labelFiles.map((f) => `\`labels/${f}\``).join(', ') || 'none'} (${s.labelCounts.findings} judged findings, ${s.labelCounts.defects} defects, ${s.labelCounts.clean} clean tasks). Findings on blobs absent from a snapshot are dropped.`, '');
-  L.push('## Precision by severity', '', '| severity | findings | rules | labelled sample members | pooled precision | Wilson 95% | weighted by findings (over) |', '|---|---:|---:|---:|---:|---|---|');
+  L.push(`${h} Precision by severity`, '', '| severity | findings | rules | labelled sample members | pooled precision | Wilson 95% | weighted by findings (over) |', '|---|---:|---:|---:|---:|---|---|');
   for (const [sev, t] of Object.entries(s.totals)) L.push(`| ${sev} | ${t.findings} | ${t.rules} | ${t.labelled} (${t.rulesMeasured} rules) | ${f2(t.pooled)} | ${ci(t.ci)} | ${f2(t.weighted)} (${t.findingsCovered} findings) |`);
-  L.push('', '## Precision per rule', '', '| rule | severity | findings | tasks | sampled | labelled | true | precision | Wilson 95% | unlabelled | stale | gone |', '|---|---|---:|---:|---:|---:|---:|---:|---|---:|---:|---:|');
+  L.push('', `${h} Precision per rule`, '', '| rule | severity | findings | tasks | sampled | labelled | true | precision | Wilson 95% | unlabelled | stale | gone |', '|---|---|---:|---:|---:|---:|---:|---:|---|---:|---:|---:|');
   for (const x of s.rows) L.push(`| [\`${x.rule}\`](../docs/rules/${x.rule}.md) | ${x.severity} | ${x.findings} | ${x.tasks} | ${x.sampled ?? '–'} | ${x.labelled} | ${x.true} | ${x.severity === 'info' ? 'not sampled' : f2(x.precision)} | ${ci(x.ci)} | ${x.unlabelled ?? '–'} | ${x.stale} | ${x.gone} |`);
   L.push('', '"stale": labels whose line text changed (fingerprint mismatch), not counted; "gone": labels whose finding the audit no longer reports.', '');
-  L.push('## Recall on the random task sample', '');
+  L.push(`${h} Recall on the random task sample`, '');
   L.push(`${r.sampleTasks.length} tasks sampled, **${r.read} read** and labelled. Labelled defects: ${r.random.defects}; found at warning or error: **${r.random.found} = ${f2(r.random.recall)}** ${ci(r.random.ci)}; also counting info findings: ${r.random.foundWithInfo}.`, '');
   L.push('| class | defects | found | recall | Wilson 95% | found incl. info |', '|---|---:|---:|---:|---|---:|');
   for (const [c, x] of Object.entries(r.random.byClass)) L.push(`| ${c} | ${x.defects} | ${x.found} | ${f2(x.recall)} | ${ci(x.ci)} | ${x.foundWithInfo} |`);
@@ -73,10 +125,10 @@ function accuracyMd(s) {
   L.push('', '| expected rule | defects | found (right class and place) | found by that rule |', '|---|---:|---:|---:|');
   for (const [k, x] of Object.entries(r.random.byRule).sort((a, b) => b[1].defects - a[1].defects)) L.push(`| ${k === '(none)' ? '(no rule fits yet)' : `\`${k}\``} | ${x.defects} | ${x.found} | ${x.byThatRule} |`);
   L.push('', `Known defects (labelled outside the random sample, e.g. by the rules' readers): ${r.known.found}/${r.known.defects} = ${f2(r.known.recall)}.`, '');
-  L.push('## Clean tasks stay quiet', '');
+  L.push(`${h} Clean tasks stay quiet`, '');
   L.push(`Of the ${r.clean.tasks} sampled tasks read whole and judged clean, **${r.clean.loud} (${f2(r.clean.share)})** get any warning or error ${ci(r.clean.ci)} (goal ≤ 0.10).`, '');
   if (s.outside) {
-    L.push('## Outside judgement: terminal-bench-qc `eval/fixtures`', '');
+    L.push(`${h} Outside judgement: terminal-bench-qc \`eval/fixtures\``, '');
     L.push("Its authors label each fixture pass / warn / fail; our verdict is the worst severity the audit reports (error / warning / clean = info or nothing).", '');
     const cols = ['error', 'warning', 'clean'];
     L.push('| theirs \\ ours | error | warning | clean |', '|---|---:|---:|---:|');
@@ -85,6 +137,25 @@ function accuracyMd(s) {
     for (const x of s.outside) L.push(`| \`${x.task.replace('eval/fixtures/', '')}\` | ${x.theirs} | ${x.ours} | ${x.rules.map((q) => `\`${q}\``).join(', ')} |`);
     L.push('');
   }
+  return L;
+}
+
+function accuracyMd(sets, blind) {
+  const dev = sets.find((x) => x.set.id === 'dev');
+  const held = sets.find((x) => x.set.id === 'heldout');
+  const L = [];
+  L.push('# Audit accuracy on real tasks', '');
+  L.push(`Generated by \`npm run build && node bench/accuracy/run.mjs --write\` on ${dev.date} (audit of ${sets.reduce((a, s) => a + s.corpora.reduce((b, c) => b + c.audited, 0), 0)} tasks in ${dev.auditSeconds?.toFixed(0) ?? '?'} s${dev.auditLoad ? `, 1-min load average ${dev.auditLoad.map((x) => x.toFixed(1)).join(' → ')} on ${os.availableParallelism()} cores` : ''}). Do not edit by hand.`, '');
+  L.push('Two corpus sets. **Development** corpora: the rules were tuned on them and their labels, so their figures are in-sample. **Held-out** corpora (`"heldOut": true` in `corpora.json`): measured blind first (the frozen section below), then used to fix rules, so their later figures are no longer blind either.', '');
+  if (blind) L.push(...blindMd(blind));
+  // Until a rule changes after the blind reading (HEAD still the blind commit), the set's figures are the blind ones.
+  const head = spawnSync('git', ['rev-parse', 'HEAD'], { cwd: path.resolve(path.dirname(new URL(import.meta.url).pathname), '../..') }).stdout.toString().trim();
+  if (held && blind?.auditedAt !== head) {
+    L.push('## Held-out after the fixes (no longer blind)', '', 'The same held-out corpora, samples and labels after rule changes made from what the blind reading found: a check that the fixes hold, not an out-of-sample figure. Findings that entered the sample after the fixes were judged then (their `why` starts "[post-fix sample, not blind]" in `labels/heldout.json`); "gone" counts blind labels, mostly the false positives, whose finding the fixed rules no longer report.', '');
+    L.push(...setMd(held, '###'));
+  }
+  L.push('## Development corpora (in-sample)', '');
+  L.push(...setMd(dev, '###'));
   return `${L.join('\n')}\n`;
 }
 
@@ -105,9 +176,11 @@ export function withPrecisionLine(page, line) {
   return lines.join('\n');
 }
 
-export function writeOutputs(s, root) {
-  fs.writeFileSync(path.join(root, 'bench/ACCURACY.md'), accuracyMd(s));
-  const data = precisionData(s);
+export function writeOutputs(sets, root) {
+  const blindFile = path.join(root, BLIND);
+  const blind = fs.existsSync(blindFile) ? JSON.parse(fs.readFileSync(blindFile, 'utf8')) : null;
+  fs.writeFileSync(path.join(root, 'bench/ACCURACY.md'), accuracyMd(sets, blind));
+  const data = precisionData(sets);
   const jsonFile = path.join(root, 'src/core/audit/precision.json');
   fs.writeFileSync(jsonFile, `${JSON.stringify(data, null, 2)}\n`);
   const require = createRequire(import.meta.url);

@@ -4,7 +4,12 @@
 // precision sample, labelled, precision (Wilson 95%), stale labels; then recall on the random task
 // sample, clean-task quietness and the outside judgement of terminal-bench-qc's fixtures.
 //   npm run build && node bench/accuracy/run.mjs [--corpus DIR] [--rules a,b] [--sample-out FILE]
-//       [--tasks-out FILE] [--recall-out FILE] [--reuse] [--jobs N] [--write]
+//       [--tasks-out FILE] [--recall-out FILE] [--reuse] [--jobs N] [--write] [--set dev|heldout|all]
+//       [--write-blind]
+// Two corpus sets: dev (the rules were tuned on them) and held-out (corpora.json "heldOut": true),
+// each with its own samples and figures; --set picks which to audit and print (--sample-out,
+// --tasks-out and --recall-out take the one set asked for, dev by default). --write-blind freezes
+// the held-out figures into heldout-blind.json (only before any rule change after the first read).
 // The corpus folder is --corpus, else $TASKWRIGHT_CORPUS_DIR, else bench/.corpus (git-ignored); a
 // corpus missing there is laid out from /work/.mirror/<name>/repo with extract.mjs.
 import { spawn, spawnSync } from 'node:child_process';
@@ -13,10 +18,10 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { SEED, findingKey, fingerprint, lineReader, listTaskFolders, precisionSample, taskSample } from './lib.mjs';
+import { HELDOUT_PRECISION_SAMPLE, HELDOUT_TASK_SAMPLE, PRECISION_SAMPLE, SEED, TASK_SAMPLE, findingKey, fingerprint, lineReader, listTaskFolders, precisionSample, taskSample } from './lib.mjs';
 import { loadLabels, joinFindingLabels } from './labels.mjs';
 import { computeStats } from './stats.mjs';
-import { printReport, writeOutputs } from './report.mjs';
+import { printReport, writeBlind, writeOutputs } from './report.mjs';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const ROOT = path.resolve(HERE, '../..');
@@ -26,11 +31,18 @@ const { values: opt } = parseArgs({
   options: {
     corpus: { type: 'string' }, rules: { type: 'string' }, 'sample-out': { type: 'string' }, 'tasks-out': { type: 'string' }, 'recall-out': { type: 'string' },
     reuse: { type: 'boolean', default: false }, jobs: { type: 'string', default: '2' }, write: { type: 'boolean', default: false },
-    mirror: { type: 'string', default: '/work/.mirror' },
+    mirror: { type: 'string', default: '/work/.mirror' }, set: { type: 'string', default: 'all' }, 'write-blind': { type: 'boolean', default: false },
   },
 });
+if (!['dev', 'heldout', 'all'].includes(opt.set)) { console.error(`--set must be dev, heldout or all, not ${opt.set}`); process.exit(2); }
+if (opt.write && opt.set !== 'all') { console.error('--write regenerates every figure: it needs --set all'); process.exit(2); }
 
-const corpora = JSON.parse(fs.readFileSync(path.join(HERE, 'corpora.json'), 'utf8'));
+const allCorpora = JSON.parse(fs.readFileSync(path.join(HERE, 'corpora.json'), 'utf8'));
+const SETS = [
+  { id: 'dev', heldOut: false, source: 'core.json', size: PRECISION_SAMPLE, target: TASK_SAMPLE },
+  { id: 'heldout', heldOut: true, source: 'heldout.json', size: HELDOUT_PRECISION_SAMPLE, target: HELDOUT_TASK_SAMPLE },
+].filter((x) => opt.set === 'all' || opt.set === x.id);
+const corpora = allCorpora.filter((c) => SETS.some((x) => x.heldOut === Boolean(c.heldOut)));
 const corpusRoot = path.resolve(opt.corpus ?? process.env.TASKWRIGHT_CORPUS_DIR ?? path.join(ROOT, 'bench/.corpus'));
 const cli = path.join(ROOT, 'bin/taskwright.js');
 if (!fs.existsSync(path.join(ROOT, 'dist/cli.js'))) { console.error('dist/cli.js is missing: run `npm run build` first'); process.exit(2); }
@@ -90,7 +102,7 @@ async function runAudits(dirs) {
           findings.push({ corpus: c.name, task, rule: f.rule, severity: f.severity, class: f.class, file: f.file, line: f.line, message: f.message });
         }
       }
-      results[i] = { corpus: c.name, tasks, findings };
+      results[i] = { corpus: c.name, cliMtime: cliMtime(), tasks, findings };
       console.error(`audited ${c.name}: ${tasks.length} tasks, ${findings.length} findings in ${((Date.now() - s) / 1000).toFixed(1)} s`);
     }
   };
@@ -101,18 +113,22 @@ async function runAudits(dirs) {
 async function main() {
   const dirs = corpora.map(corpusDir);
   let audit;
-  if (opt.reuse && fs.existsSync(CACHE)) {
-    audit = JSON.parse(fs.readFileSync(CACHE, 'utf8'));
+  const cached = fs.existsSync(CACHE) ? JSON.parse(fs.readFileSync(CACHE, 'utf8')) : null;
+  const have = (c) => cached?.results.find((r) => r.corpus === c.name);
+  if (opt.reuse && cached && corpora.every(have)) {
+    audit = { ...cached, results: corpora.map(have) };
     console.error(`reusing the audit of ${audit.date} from ${path.relative(ROOT, CACHE)}`);
     // The cache says nothing once the rules change: warn when the CLI was rebuilt since.
-    if (audit.cliMtime !== cliMtime()) console.error('warning: dist/cli.js changed since that audit; rerun without --reuse after a rule change');
+    if (audit.results.some((r) => (r.cliMtime ?? audit.cliMtime) !== cliMtime())) console.error('warning: dist/cli.js changed since that audit; rerun without --reuse after a rule change');
   } else {
     // The machine is shared: the wall time means little without the load average it ran under.
     const loadBefore = os.loadavg()[0];
     const r = await runAudits(dirs);
     audit = { date: new Date().toISOString(), seconds: r.seconds, load: [loadBefore, os.loadavg()[0]], cliMtime: cliMtime(), results: r.results };
+    // Keep the other set's cached results so `--set heldout` does not discard the dev audit.
+    const kept = (cached?.results ?? []).filter((x) => !corpora.some((c) => c.name === x.corpus)).map((x) => ({ cliMtime: cached.cliMtime, ...x }));
     fs.mkdirSync(path.dirname(CACHE), { recursive: true });
-    fs.writeFileSync(CACHE, JSON.stringify(audit));
+    fs.writeFileSync(CACHE, JSON.stringify({ ...audit, results: [...r.results, ...kept] }));
   }
   const dirOf = new Map(corpora.map((c, i) => [c.name, dirs[i]]));
   const readLine = lineReader();
@@ -121,46 +137,63 @@ async function main() {
     const text = readLine(path.join(dirOf.get(f.corpus), f.task, f.file), f.line);
     return text == null ? null : fingerprint(text);
   };
-
-  const findings = audit.results.flatMap((r) => r.findings);
-  const byKey = new Map();
-  for (const f of findings) if (!byKey.has(findingKey(f))) byKey.set(findingKey(f), f);
-  const labels = loadLabels(path.join(HERE, 'labels'));
-  const join = joinFindingLabels(labels.findings, byKey, fpOf);
-  const sample = precisionSample(findings, SEED);
-
-  // The task sample comes from the files (task.toml / task.yaml folders), not from the audit's loader.
-  const tasksByCorpus = Object.fromEntries(corpora.map((c, i) => [c.name, c.paths.flatMap((p) => listTaskFolders(dirs[i], p))]));
-  const tasks = taskSample(tasksByCorpus, SEED);
-
-  const stats = computeStats({ corpora, audit, findings, labels, join, sample, tasks, tasksByCorpus, fpOf });
+  const allLabels = loadLabels(path.join(HERE, 'labels'));
   const only = opt.rules ? new Set(opt.rules.split(',').map((s) => s.trim()).filter(Boolean)) : null;
-  printReport(stats, only);
 
+  const results = [];
+  for (const set of SETS) {
+    const cs = corpora.filter((c) => Boolean(c.heldOut) === set.heldOut);
+    const names = new Set(cs.map((c) => c.name));
+    const inSet = (x) => names.has(x.corpus);
+    const setAudit = { ...audit, results: audit.results.filter(inSet) };
+    const findings = setAudit.results.flatMap((r) => r.findings);
+    const byKey = new Map();
+    for (const f of findings) if (!byKey.has(findingKey(f))) byKey.set(findingKey(f), f);
+    const labels = { findings: allLabels.findings.filter(inSet), defects: allLabels.defects.filter(inSet), clean: allLabels.clean.filter(inSet), files: [...new Set([...allLabels.findings, ...allLabels.defects, ...allLabels.clean].filter(inSet).map((l) => l.source))].sort() };
+    const join = joinFindingLabels(labels.findings, byKey, fpOf);
+    const sample = precisionSample(findings, SEED, set.size);
+    // The task sample comes from the files (task.toml / task.yaml folders), not from the audit's loader.
+    const tasksByCorpus = Object.fromEntries(cs.map((c) => [c.name, c.paths.flatMap((p) => listTaskFolders(dirOf.get(c.name), p))]));
+    const tasks = taskSample(tasksByCorpus, SEED, set.target);
+    const stats = computeStats({ corpora: cs, audit: setAudit, findings, labels, join, sample, tasks, tasksByCorpus, fpOf, sampleSource: set.source, cleanAnywhere: set.heldOut });
+    stats.set = { id: set.id, size: set.size, target: set.target, source: set.source };
+    console.log(`\n== ${set.id === 'dev' ? 'development corpora (rules tuned on them: in-sample)' : 'held-out corpora'} ==`);
+    printReport(stats, only);
+    results.push({ set, stats, sample, join, findings });
+  }
+
+  // The sample, task and recall files take one set: the one asked for, else dev.
+  const one = results.find((x) => x.set.id === (opt.set === 'all' ? 'dev' : opt.set));
   if (opt['sample-out']) {
     const rows = [];
-    for (const [k, members] of sample) {
+    for (const [k, members] of one.sample) {
       const [rule, severity] = k.split('\u0000');
       if (only && !only.has(rule)) continue;
-      for (const f of members) if (!join.verdicts.has(findingKey(f))) rows.push({ corpus: f.corpus, task: f.task, rule, severity, file: f.file, line: f.line, fp: fpOf(f), message: f.message });
+      for (const f of members) if (!one.join.verdicts.has(findingKey(f))) rows.push({ corpus: f.corpus, task: f.task, rule, severity, file: f.file, line: f.line, fp: fpOf(f), message: f.message });
     }
     fs.writeFileSync(opt['sample-out'], JSON.stringify(rows, null, 2) + '\n');
-    console.error(`wrote ${rows.length} unlabelled sample members to ${opt['sample-out']}`);
+    console.error(`wrote ${rows.length} unlabelled ${one.set.id} sample members to ${opt['sample-out']}`);
   }
   if (opt['tasks-out']) {
-    fs.writeFileSync(opt['tasks-out'], JSON.stringify(stats.recall.sampleTasks, null, 2) + '\n');
-    console.error(`wrote the ${stats.recall.sampleTasks.length}-task recall sample to ${opt['tasks-out']}`);
+    fs.writeFileSync(opt['tasks-out'], JSON.stringify(one.stats.recall.sampleTasks, null, 2) + '\n');
+    console.error(`wrote the ${one.stats.recall.sampleTasks.length}-task ${one.set.id} recall sample to ${opt['tasks-out']}`);
   }
   if (opt['recall-out']) {
     // Each labelled defect with whether (and by which rules) a warning or error finding found it,
     // plus the loud findings of the sampled tasks, so a reader can see what the audit missed.
-    const inSample = new Set(stats.recall.sampleTasks.map((t) => `${t.corpus}/${t.task}`));
-    const loud = findings.filter((f) => (f.severity === 'error' || f.severity === 'warning') && inSample.has(`${f.corpus}/${f.task}`))
+    const st = one.stats;
+    const inSample = new Set(st.recall.sampleTasks.map((t) => `${t.corpus}/${t.task}`));
+    const loud = one.findings.filter((f) => (f.severity === 'error' || f.severity === 'warning') && inSample.has(`${f.corpus}/${f.task}`))
       .map((f) => ({ corpus: f.corpus, task: f.task, rule: f.rule, severity: f.severity, class: f.class, file: f.file, line: f.line }));
-    fs.writeFileSync(opt['recall-out'], JSON.stringify({ defects: [...stats.recall.random.rows, ...stats.recall.known.rows], findings: loud }, null, 2) + '\n');
-    console.error(`wrote the recall join to ${opt['recall-out']}`);
+    fs.writeFileSync(opt['recall-out'], JSON.stringify({ defects: [...st.recall.random.rows, ...st.recall.known.rows], findings: loud }, null, 2) + '\n');
+    console.error(`wrote the ${one.set.id} recall join to ${opt['recall-out']}`);
   }
-  if (opt.write) writeOutputs(stats, ROOT);
+  if (opt['write-blind']) {
+    const held = results.find((x) => x.set.id === 'heldout');
+    if (!held) { console.error('--write-blind needs the held-out set (--set heldout or all)'); process.exit(2); }
+    writeBlind(held.stats, ROOT);
+  }
+  if (opt.write) writeOutputs(results.map((x) => x.stats), ROOT);
 }
 
 main().catch((e) => { console.error(e instanceof Error ? e.message : e); process.exit(1); });

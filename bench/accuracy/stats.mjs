@@ -119,15 +119,17 @@ function outsideJudgement(corpora, findings, tasksByCorpus) {
   return rows;
 }
 
-export function computeStats({ corpora, audit, findings, labels, join, sample, tasks, tasksByCorpus }) {
+export function computeStats({ corpora, audit, findings, labels, join, sample, tasks, tasksByCorpus, sampleSource = 'core.json', cleanAnywhere = false }) {
   const rows = ruleRows(findings, sample, join);
   const loudTasks = new Set(findings.filter(loud).map(taskId));
   const inSample = new Set(Object.entries(tasks).flatMap(([c, ts]) => ts.map((t) => `${c}/${t}`)));
-  const core = (l) => l.source === 'core.json';
+  // The random-sample reading of a set lives in one label file (core.json for dev, heldout.json for held-out).
+  const core = (l) => l.source === sampleSource;
   const read = new Set([...labels.defects, ...labels.clean].filter(core).map(taskId));
   const sampleDefects = labels.defects.filter((d) => core(d) && inSample.has(taskId(d)));
   const knownDefects = labels.defects.filter((d) => !(core(d) && inSample.has(taskId(d))));
-  const cleanSample = labels.clean.filter((c) => core(c) && inSample.has(taskId(c)));
+  // Held-out: the reader also picks well-kept tasks outside the random sample (cleanAnywhere).
+  const cleanSample = labels.clean.filter((c) => core(c) && (cleanAnywhere || inSample.has(taskId(c))));
   const cleanLoud = cleanSample.filter((c) => loudTasks.has(taskId(c)));
   const sampleTasks = Object.entries(tasks).flatMap(([corpus, ts]) => ts.map((task) => ({
     corpus, task, read: read.has(`${corpus}/${task}`),

@@ -145,8 +145,9 @@ export const CASES: readonly RuleCase[] = [
   },
   {
     rule: 'apt-exact-version-pin', base: 'clean-harbor',
-    bad: { 'environment/Dockerfile': DOCKER('RUN apt-get update && apt-get install -y jq=1.6-2.1ubuntu3 && rm -rf /var/lib/apt/lists/*\n') },
-    good: { 'environment/Dockerfile': DOCKER('RUN apt-get update && apt-get install -y jq && rm -rf /var/lib/apt/lists/*\n') },
+    bad: { 'environment/Dockerfile': DOCKER('RUN apt-get update && apt-get install -y curl=7.88.1-10+deb12u8 && rm -rf /var/lib/apt/lists/*\n') },
+    // A release-pocket revision stays in its release: pinning it keeps building.
+    good: { 'environment/Dockerfile': DOCKER('RUN apt-get update && apt-get install -y jq=1.6-2.1ubuntu3 && rm -rf /var/lib/apt/lists/*\n') },
   },
   {
     rule: 'unpinned-image-package', base: 'clean-harbor',

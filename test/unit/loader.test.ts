@@ -229,8 +229,8 @@ void describe('loader: Harbor', () => {
     const unknown = only(t.problems, 'config-unknown-key');
     assert.deepEqual(unknown.range, range(13, 0, 13, 9));
     assert.match(unknown.message, /'memroy_mb' in \[environment\]/);
+    // difficulty "brutal" is not one: Harbor's [metadata] is free-form, nothing validates it.
     assert.deepEqual(byRule('config-invalid-value').map((p) => [p.severity, p.range?.start.line, p.range?.start.character]), [
-      ['warning', 3, 13], // difficulty "brutal"
       ['error', 4, 7], // tags = "python"
       ['error', 14, 9], // memory = "lots"
       ['warning', 15, 15], // network_mode = "internet"
@@ -250,10 +250,10 @@ void describe('loader: Harbor', () => {
 
   void it('keeps positions right with CRLF line ends and a byte-order mark (dropped, as editors do)', async () => {
     const dir = fixture('harbor/csv-summary');
-    const toml = '\uFEFFschema_version = "9.9"\r\n[metadata]\r\ndifficulty = "x"\r\n';
+    const toml = '\uFEFFschema_version = "9.9"\r\n[verifier]\r\ntimeout_sec = "x"\r\n';
     const t = await loadTask(dir, { overlay: new Map([[path.join(dir, 'task.toml'), toml]]) });
     assert.deepEqual(only(t.problems, 'unsupported-schema-version').range, range(0, 17, 0, 22));
-    assert.deepEqual(only(t.problems, 'config-invalid-value').range, range(2, 13, 2, 16));
+    assert.deepEqual(only(t.problems, 'config-invalid-value').range, range(2, 14, 2, 17));
     const yamlDir = fixture('tb1/hello-world');
     const y = await loadTask(yamlDir, { overlay: new Map([[path.join(yamlDir, 'task.yaml'), 'instruction: hi\r\ndifficulty: x\r\n']]) });
     assert.deepEqual(only(y.problems, 'config-invalid-value').range, range(1, 12, 1, 13));

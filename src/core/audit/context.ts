@@ -6,6 +6,7 @@ import { parseDockerfile, type ParsedDockerfile } from '../parse/dockerfile';
 import { analyseShell, type ShellScript } from '../parse/shell';
 import type { SyntaxTree } from '../parse/syntax';
 import { parseSync } from '../parse/treeSitter';
+import { parse as parseYaml } from 'yaml';
 
 /** Files bigger than this are not read as text (data blobs, models). */
 const MAX_TEXT_BYTES = 512 * 1024;
@@ -20,6 +21,7 @@ export class AuditContext {
   private readonly shellCache = new Map<string, ShellScript | undefined>();
   private readonly pyCache = new Map<string, SyntaxTree | undefined>();
   private dockerCache: ParsedDockerfile | null | undefined;
+  private roMounts: readonly string[] | undefined;
 
   /** Verifier shell scripts: the entry script and every `.sh` in the tests folder. */
   readonly verifierScripts: readonly string[];
@@ -186,6 +188,40 @@ export class AuditContext {
     const wd = this.workdir();
     const roots = ['/app', '/workspace', '/home/', '/root', '/tmp', '/srv', '/data', '/mnt', '/code', '/project', wd];
     return roots.some((r) => r !== '/' && (p === r || p.startsWith(r.endsWith('/') ? r : `${r}/`)));
+  }
+
+  /** Whether `p` lies under a read-only bind mount of the compose file: the agent can read it, not change it. */
+  isReadOnlyMount(p: string): boolean {
+    return this.readOnlyMounts().some((m) => p === m || p.startsWith(`${m}/`));
+  }
+
+  /** Container paths the compose file bind-mounts read-only (`./tests:/app/tests:ro`): even root cannot write there. */
+  readOnlyMounts(): readonly string[] {
+    this.roMounts ??= this.composeMounts().filter((m) => m.readOnly).map((m) => m.target);
+    return this.roMounts;
+  }
+
+  /** The compose file's bind mounts (short `src:dst[:ro]` strings and long `{source, target}` forms), in file order. */
+  composeMounts(): { source: string; target: string; readOnly: boolean; offset: number }[] {
+    const out: { source: string; target: string; readOnly: boolean; offset: number }[] = [];
+    const text = this.text(this.task.environment.composeFile);
+    let doc: unknown;
+    try { doc = text ? parseYaml(text) : undefined; } catch { doc = undefined; }
+    const services = (doc as { services?: Record<string, { volumes?: unknown }> } | undefined)?.services;
+    for (const svc of Object.values(services ?? {})) {
+      for (const v of Array.isArray(svc?.volumes) ? svc.volumes : []) {
+        if (typeof v === 'string') {
+          const parts = v.split(':');
+          const target = parts[1];
+          if (parts.length < 2 || !target?.startsWith('/')) continue;
+          out.push({ source: parts[0] ?? '', target: target.replace(/\/+$/, ''), readOnly: parts.length >= 3 && /(^|,)ro(,|$)/.test(parts[2] ?? ''), offset: Math.max(0, text?.indexOf(v) ?? 0) });
+        } else if (v && typeof v === 'object') {
+          const o = v as { source?: unknown; target?: unknown; read_only?: unknown };
+          if (typeof o.target === 'string' && typeof o.source === 'string') out.push({ source: o.source, target: o.target.replace(/\/+$/, ''), readOnly: o.read_only === true, offset: Math.max(0, text?.indexOf(o.target) ?? 0) });
+        }
+      }
+    }
+    return out;
   }
 
   /** Whether the text of any of the task's environment, solution or tests mentions `needle`. */

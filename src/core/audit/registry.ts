@@ -1,5 +1,6 @@
 import { LOADER_RULES as LOADER_SEVERITY } from '../loader/index';
 import { metaOf, type RuleMeta, type RuleSpec, type StaticRule } from './rule';
+import * as aptPins from './rules/aptPins';
 import * as dockerfile from './rules/dockerfile';
 import * as cross from './rules/crossFile';
 import { pathOutsideTask } from './rules/pathOutsideTask';
@@ -56,7 +57,7 @@ export const STATIC_RULES: readonly StaticRule[] = [
   dockerfile.copySourceMissing,
   dockerfile.heredocWithoutSyntax,
   dockerfile.baseImageUnpinned,
-  dockerfile.aptExactVersionPin,
+  aptPins.aptExactVersionPin,
   dockerfile.unpinnedImagePackage,
   dockerfile.aptInstallWithoutUpdate,
   dockerfile.nprocWithCpuLimit,

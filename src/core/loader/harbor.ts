@@ -65,7 +65,9 @@ export async function loadHarbor(id: string, files: TaskFiles, fileList: readonl
   }
 
   // Metadata: free-form in Harbor; read the well-known keys, fall back to [task] package info.
-  const difficulty = reader.enumValue('metadata.difficulty', DIFFICULTIES) ?? 'unknown';
+  // Harbor validates nothing in [metadata]: an unusual difficulty ("very hard") is a label, not an error.
+  const rawDifficulty = reader.string('metadata.difficulty');
+  const difficulty = DIFFICULTIES.find((d) => d === rawDifficulty) ?? 'unknown';
   const authors = reader.raw('task.authors');
   const firstAuthor = Array.isArray(authors) && isRecord(authors[0]) ? authors[0] : undefined;
   const authorName = reader.string('metadata.author_name') ?? (typeof firstAuthor?.['name'] === 'string' ? firstAuthor['name'] : undefined);
@@ -102,6 +104,7 @@ export async function loadHarbor(id: string, files: TaskFiles, fileList: readonl
   const verifierSec = reader.number('verifier.timeout_sec', { positive: true }) ?? HARBOR_DEFAULTS.verifierTimeoutSec;
   const verifierUser = reader.stringOrInt('verifier.user');
   const verifierNetwork = networkModeOf(reader, 'verifier');
+  const separate = reader.string('verifier.environment_mode') === 'separate';
   if (!has(testEntry)) {
     problems.add('missing-test-entry', CONFIG, tableRange('verifier'),
       `no ${stepDir ? `${stepDir}${testScript} or ${testScript}` : testScript}: the verifier has no entry script to run`);
@@ -160,6 +163,7 @@ export async function loadHarbor(id: string, files: TaskFiles, fileList: readonl
       env: reader.stringMap('verifier.env') ?? {},
       ...(verifierUser !== undefined ? { user: verifierUser } : {}),
       ...(verifierNetwork !== undefined ? { networkMode: verifierNetwork } : {}),
+      ...(separate ? { separate } : {}),
     },
     agent: {
       ...(agentUser !== undefined ? { user: agentUser } : {}),

@@ -57,6 +57,11 @@ export interface TaskVerifier {
   readonly runTestsInSameShell?: boolean;
   /** Harbor `verifier.network_mode`, when set (else the environment's applies). */
   readonly networkMode?: string;
+  /**
+   * Harbor `verifier.environment_mode = "separate"`: the verifier runs in a fresh container of its
+   * own (built from tests/), which receives only the declared artifacts, not the agent's filesystem.
+   */
+  readonly separate?: boolean;
 }
 
 export interface TaskAgentConfig {

@@ -39,6 +39,9 @@ export const hardcodedHostPath: StaticRule = {
         // In Python a path is often a value (an expected answer, text the report must contain): only
         // a path the line opens, lists or runs is one the test needs on this machine.
         if (file.endsWith('.py') && !PY_FILE_ACCESS.test(t.slice(lineStart, m.index))) continue;
+        // `repo = Path("/home/me/…")` then `if repo.exists():` only uses the path where it exists.
+        const bound = file.endsWith('.py') ? /^\s*([A-Za-z_]\w*)\s*=/.exec(t.slice(lineStart, m.index))?.[1] : undefined;
+        if (bound && new RegExp(`\\b${bound}\\.(exists|is_file|is_dir)\\(\\)|\\b(exists|isfile|isdir)\\(\\s*${bound}\\s*\\)`).test(t)) continue;
         const user = m[2];
         if (user && (dfText.includes(user) || ctx.instruction().includes(`/home/${user}`) || /^(user|agent|app|ubuntu|runner|root|node|jovyan|vscode|dev|test|tester|student|ctf|admin|devuser)$/.test(user))) continue;
         yield { file, range: ctx.range(file, m.index, m.index + m[0].length), message: `${m[0]} is a path on the author's machine: it does not exist in the task's container.` };
@@ -112,6 +115,12 @@ export const instructionMissingFile: StaticRule = {
   },
 };
 
+/** `v` names a file the task ships: /tests/x under the tests folder, or a task-relative path. */
+function shipped(ctx: AuditContext, testsDir: string, dirs: ReadonlySet<string>, v: string): boolean {
+  const rel = v.startsWith('/tests/') ? `${testsDir}/${v.slice('/tests/'.length)}` : v.replace(/^\.\//, '');
+  return ctx.fileSet.has(rel) || dirs.has(rel);
+}
+
 export const missingTestFixture: StaticRule = {
   id: 'missing-test-fixture', class: 'invalidity', severity: 'error',
   title: 'The tests read a file under /tests that the task does not ship',
@@ -126,6 +135,10 @@ export const missingTestFixture: StaticRule = {
       const rel = `${testsDir}/${m[1] ?? ''}`;
       if (ctx.fileSet.has(rel) || dirs.has(rel)) continue;
       const name = basename(rel);
+      // One of several candidate paths tried in turn (`for p in ["/tests/a.json", "/tests/b.json"]`):
+      // missing only if every candidate is.
+      const list = s.node.parent?.type === 'list' || s.node.parent?.type === 'tuple' ? s.node.parent : undefined;
+      if (list && list.children.some((c) => c !== s.node && c.type === 'string' && shipped(ctx, testsDir, dirs, text(s.tree, c).replace(/^[rbfRBF]*['"]|['"]$/g, '')))) continue;
       // Written or fetched by the verifier itself (count mentions beyond this literal).
       if (scriptsText.split(name).length - 1 > 1) continue;
       const call = findAncestor(s.node, (n) => n.type === 'call');
@@ -249,6 +262,14 @@ export const externalLiveResource: StaticRule = {
   },
 };
 
+/** JSON that only Python's extensions (bare NaN, Infinity, -Infinity values) keep from parsing. */
+function parsesAsPythonJson(t: string): boolean {
+  if (!/\b(NaN|Infinity)\b/.test(t)) return false;
+  // Replace the bare tokens outside strings with null and parse again.
+  const swapped = t.replace(/"(?:[^"\\]|\\.)*"|-?\b(?:NaN|Infinity)\b/g, (m) => (m.startsWith('"') ? m : 'null'));
+  try { JSON.parse(swapped); return true; } catch { return false; }
+}
+
 export const malformedDataFile: StaticRule = {
   id: 'malformed-data-file', class: 'invalidity', severity: 'error',
   title: 'A JSON or YAML file in the tests or solution does not parse, or a data file holds the script meant to make it',
@@ -258,7 +279,9 @@ export const malformedDataFile: StaticRule = {
       if (!(f.startsWith(`${tests}/`) || f.startsWith('solution/'))) continue;
       const t = ctx.text(f) ?? '';
       if (/\.json$/i.test(f)) {
+        // Python's json (what the tests load it with) reads the NaN / Infinity / -Infinity it writes.
         try { JSON.parse(t); } catch (e) {
+          if (parsesAsPythonJson(t)) continue;
           const m = /position (\d+)/.exec(String(e));
           const off = m ? Number(m[1]) : 0;
           yield { file: f, range: ctx.range(f, off, Math.min(off + 1, t.length)), message: `${f} is not valid JSON (${e instanceof Error ? e.message : String(e)}): tests that load it fail for everyone.` };

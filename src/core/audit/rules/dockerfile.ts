@@ -1,3 +1,4 @@
+import path from 'node:path';
 import type { Fix } from '../../model/finding';
 import type { Range } from '../../model/positions';
 import type { DockerCopy, DockerRun, ParsedDockerfile } from '../../parse/dockerfile';
@@ -6,18 +7,19 @@ import type { AuditContext } from '../context';
 import type { StaticRule } from '../rule';
 import { FILE_LIMITS } from '../../loader/files';
 import { filesCopiedBy, inBuildContext } from './buildContextFiles';
+import { leftInBuildStage } from './buildStages';
 import { installOf } from './commands';
 
-function dfFile(ctx: AuditContext): string {
+export function dfFile(ctx: AuditContext): string {
   return ctx.task.environment.dockerfile ?? 'Dockerfile';
 }
 
 /** A RUN command's range in the Dockerfile. */
-function runCmdRange(df: ParsedDockerfile, run: DockerRun, cmd: ShellCommand): Range {
+export function runCmdRange(df: ParsedDockerfile, run: DockerRun, cmd: ShellCommand): Range {
   return df.lines.rangeOf(run.instruction.argsOffset + cmd.start, run.instruction.argsOffset + cmd.end);
 }
 
-function* runCommands(df: ParsedDockerfile): Generator<{ run: DockerRun; cmd: ShellCommand }> {
+export function* runCommands(df: ParsedDockerfile): Generator<{ run: DockerRun; cmd: ShellCommand }> {
   for (const run of df.runs) for (const cmd of run.shell?.commands ?? []) yield { run, cmd };
 }
 
@@ -112,6 +114,8 @@ function copiedIntoImageRule(spec: CopiedIntoImageSpec): StaticRule {
       for (const copy of contextCopies(df)) {
         for (const src of copy.sources) {
           const s = norm(src.value);
+          // Into a build stage the final image leaves behind (a data generator): the agent never sees it.
+          if (leftInBuildStage(df, copy, src.value)) continue;
           if (!spec.names(ctx, s) || s === '.' || s === '*') {
             const shipped = shippedBy(ctx, df, copy, src.value, (rel) => spec.protects(ctx, rel));
             if (shipped.length > 0 && (spec.matters?.(ctx, shipped) ?? true)) {
@@ -151,20 +155,69 @@ function testsInContext(ctx: AuditContext): string | undefined {
   return tests.startsWith(`${ctxDir}/`) ? tests.slice(ctxDir.length + 1) : undefined;
 }
 
-export const testsCopiedIntoImage = copiedIntoImageRule({
+/**
+ * `src`, a subfolder or file of the tests folder, holds only task input kept there to avoid a
+ * second copy (`COPY tests/pipeline/ /app/`, the project the agent works on): no test file, no
+ * entry script, and nothing in it that the tests name. Copying it shows the agent no check.
+ */
+function taskInputUnderTests(ctx: AuditContext, tests: string, src: string): boolean {
+  const ctxDir = norm(ctx.task.environment.contextDir || '.');
+  const rel = ctxDir === '.' || ctxDir === '' || recipeUsesTaskRoot(ctx, ctxDir) ? src : `${ctxDir}/${src}`;
+  const files = ctx.task.files.filter((f) => f === rel || f.startsWith(`${rel}/`));
+  if (files.length === 0) return false;
+  const testCode = [...ctx.verifierScripts, ...ctx.testPython].filter((f) => !files.includes(f)).map((f) => ctx.text(f) ?? '').join('\n');
+  void tests;
+  return files.every((f) => !checksSomething(ctx, f, testCode));
+}
+
+/** A file of the tests folder that is part of the checks: a test or entry script, or one the test code names. */
+function checksSomething(ctx: AuditContext, f: string, testCode: string): boolean {
+  const name = f.slice(f.lastIndexOf('/') + 1);
+  return /^(test_.*|.*_test|conftest)\.py$|\.sh$/.test(name) || ctx.verifierScripts.includes(f) || ctx.testPython.includes(f) || testCode.includes(name);
+}
+
+const testsCopiedByDockerfile = copiedIntoImageRule({
   id: 'tests-copied-into-image',
   title: 'The Dockerfile copies the tests into the image the agent works in',
   names(ctx, s) {
     const tests = testsInContext(ctx);
     // The entry script alone (run-tests.sh) tells how tests run, not what they check.
-    return (tests !== undefined && (s === tests || s.startsWith(`${tests}/`))) || /(^|\/)test_outputs\.py$/.test(s);
+    if (/(^|\/)test_outputs\.py$/.test(s)) return true;
+    if (tests === undefined || !(s === tests || s.startsWith(`${tests}/`))) return false;
+    return s === tests || !taskInputUnderTests(ctx, tests, s);
   },
   protects: (ctx, rel) => isVerifierFile(ctx, rel),
   // The entry script alone tells how tests run, not what they check: only the tests themselves count.
-  matters: (ctx, shipped) => shipped.some((rel) => rel !== inContext(ctx, ctx.task.verifier.entry)),
+  matters: (ctx, shipped) => {
+    const testCode = [...ctx.verifierScripts, ...ctx.testPython].map((f) => ctx.text(f) ?? '').join('\n');
+    const ctxDir = norm(ctx.task.environment.contextDir || '.');
+    const task = (rel: string) => (ctxDir === '.' || ctxDir === '' || recipeUsesTaskRoot(ctx, ctxDir) ? rel : `${ctxDir}/${rel}`);
+    // Task input kept under tests/ (a project the agent works on, that no test names) shows no check.
+    return shipped.some((rel) => rel !== inContext(ctx, ctx.task.verifier.entry) && checksSomething(ctx, task(rel), testCode.split(task(rel)).join('')));
+  },
   broadMessage: (copy, src, shipped) => `\`${copy.instruction.keyword} ${src}\` also puts the verifier's files (${listed(shipped)}) in the agent's image: the agent can read what is checked. Copy only what the task needs, or list the tests in .dockerignore.`,
   directMessage: (copy, src) => `\`${copy.instruction.keyword} ${src}\` puts the tests in the agent's image: the agent can read what is checked (and the harness copies the tests in at verification time anyway).`,
 });
+
+/**
+ * Also the compose file mounting the tests folder into the agent's container (`./tests:/app/tests:ro`,
+ * TB1 tasks written by hand): read-only or not, the agent reads every check during its run.
+ */
+export const testsCopiedIntoImage: StaticRule = {
+  ...testsCopiedByDockerfile,
+  *check(ctx) {
+    yield* testsCopiedByDockerfile.check(ctx);
+    const compose = ctx.task.environment.composeFile;
+    if (!compose) return;
+    const tests = norm(ctx.task.verifier.testsDir || 'tests');
+    const composeDir = compose.includes('/') ? compose.slice(0, compose.lastIndexOf('/')) : '.';
+    for (const m of ctx.composeMounts()) {
+      const src = norm(path.posix.normalize(path.posix.join(composeDir, m.source)));
+      if (src !== tests || m.source.startsWith('/') || m.source.startsWith('$')) continue;
+      yield { file: compose, range: ctx.range(compose, m.offset, m.offset + m.source.length), message: `The compose file mounts ${m.source} at ${m.target} in the agent's container${m.readOnly ? ' (read-only, but readable)' : ''}: the agent can read every check during its run. Let the harness copy the tests in at verification time instead.` };
+    }
+  },
+};
 
 /**
  * A solution script that only prints (an adapter's stub, `echo "Oracle solution script"`) gives the
@@ -295,44 +348,6 @@ export const baseImageUnpinned: StaticRule = {
           ? `\`FROM ${img}\` follows ${from.tag ? 'the `latest` tag' : 'an implicit `latest`'}: the environment changes under the task with every release. Pin a version tag (and ideally a digest).`
           : `\`FROM ${img}\` follows ${from.tag ? 'the `latest` tag' : 'an implicit `latest`'}: if this image is ever republished, the environment changes under the task. Pin a digest when there is no version tag.`,
       };
-    }
-  },
-};
-
-/** Debian/Ubuntu package revisions disappear from the archive when superseded. */
-const DEBIAN_REVISION = /-[0-9A-Za-z.+~]*\d|ubuntu|build\d|\+deb\d|\+b\d/;
-
-export const aptExactVersionPin: StaticRule = {
-  id: 'apt-exact-version-pin', class: 'brittleness', severity: 'warning',
-  title: 'An apt package is pinned to an exact Debian/Ubuntu revision',
-  *check(ctx) {
-    const df = ctx.dockerfile();
-    const file = dfFile(ctx);
-    const report = (spec: string) => `\`${spec}\` pins an exact archive revision; Debian and Ubuntu drop superseded revisions (security updates especially), so the build breaks months later. Pin the base image by digest or use a snapshot mirror instead.`;
-    if (df) {
-      for (const { run, cmd } of runCommands(df)) {
-        const inst = installOf(cmd);
-        if (inst?.manager !== 'apt') continue;
-        for (const p of inst.packages) {
-          const ver = p.spec.split('=')[1];
-          if (!ver || !DEBIAN_REVISION.test(ver)) continue;
-          const w = cmd.args[p.argIndex];
-          yield { file, range: w ? df.lines.rangeOf(run.instruction.argsOffset + w.start, run.instruction.argsOffset + w.end) : runCmdRange(df, run, cmd), message: report(p.spec) };
-        }
-      }
-    }
-    const sol = ctx.solutionScript;
-    const script = ctx.shell(sol);
-    if (sol && script) {
-      for (const cmd of script.commands) {
-        const inst = installOf(cmd);
-        if (inst?.manager !== 'apt') continue;
-        for (const p of inst.packages) {
-          const ver = p.spec.split('=')[1];
-          const w = cmd.args[p.argIndex];
-          if (ver && DEBIAN_REVISION.test(ver) && w) yield { file: sol, range: ctx.range(sol, w.start, w.end), message: report(p.spec) };
-        }
-      }
     }
   },
 };

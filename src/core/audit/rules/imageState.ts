@@ -20,8 +20,15 @@ function requiredOutputs(instr: string): string[] {
     const lineStart = instr.lastIndexOf('\n', m.index) + 1;
     const lineEnd = instr.indexOf('\n', m.index);
     const sentenceStart = Math.max(lineStart, instr.lastIndexOf('. ', m.index) + 1);
-    const clause = instr.slice(sentenceStart, lineEnd < 0 ? instr.length : lineEnd);
-    if (CREATE_VERBS.test(clause) && !EDIT_VERBS.test(clause)) out.add(p);
+    const nextStop = instr.indexOf('. ', m.index + m[0].length);
+    const end = Math.min(lineEnd < 0 ? instr.length : lineEnd, nextStop < 0 ? instr.length : nextStop + 1);
+    // The create verb must govern this path: it comes before it in the same sentence ("Run: bash
+    // /app/run.sh reads x writes /app/out.txt" creates out.txt, not run.sh), and a path handed to a
+    // shell or interpreter is something to run, not to make.
+    const before = instr.slice(sentenceStart, m.index);
+    const clause = instr.slice(sentenceStart, end);
+    if (/\b(bash|sh|source|python3?|node|run|execute|invoke)\s+[`'"]?$/i.test(before)) continue;
+    if (CREATE_VERBS.test(before) && !EDIT_VERBS.test(clause)) out.add(p);
   }
   return [...out];
 }

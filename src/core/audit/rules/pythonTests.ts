@@ -3,8 +3,9 @@ import { childByField, descendants, findAncestor, groupByType, walk, type Syntax
 import type { AuditContext } from '../context';
 import type { StaticRule } from '../rule';
 import { otherRunnerSkips } from './runnerSkips';
+import { guardsShippedFiles } from './skipGuards';
 
-interface TestFile {
+export interface TestFile {
   readonly file: string;
   readonly tree: SyntaxTree;
   readonly functions: readonly PyFunction[];
@@ -134,7 +135,8 @@ const PLAUSIBLE = [
   // A one-sided bound on a value read or derived (`x_variance > 0.01`, `max_abs < 1e6`); a bound on
   // an error against the truth is a value check, told apart by the function (see comparesWithTruth).
   // (A bound on a time is a timing check, wall-clock-threshold's business, not plausibility.)
-  new RegExp(String.raw`^(?!\w*(time|elapsed|duration|latency)\w*\b)${READ} (<|<=|>|>=) -?[\d.]+(e[+-]?\d+)?$`, 'i'),
+  // A bound on a quality metric (`acc > 0.90`, `rmse < 0.05`) is the task's bar, not plausibility.
+  new RegExp(String.raw`^(?!\w*(time|elapsed|duration|latency)\w*\b)(?![\w.]*(acc|accuracy|f1|auc|precision|recall|r2|score|loss|error|err|mse|rmse|mae|iou|dice|bleu|rouge|psnr|ssim|perplexity|ppl)\w*\b)${READ} (<|<=|>|>=) -?[\d.]+(e[+-]?\d+)?$`, 'i'),
 ];
 
 /** The function's code (strings left out) names a truth to compare with: its bounds check values. */
@@ -192,6 +194,8 @@ export const assertionFreeTest: StaticRule = {
   },
 };
 
+const ADVISORY = /\b(advisory|recommended|not required|best[- ]effort|optional|informational)\b/i;
+
 export const trivialAssertion: StaticRule = {
   id: 'trivial-assertion', class: 'misalignment', severity: 'warning',
   title: 'An assertion that can never fail (`assert True`, `assert x or True`, `assert (a, b)`)',
@@ -203,8 +207,12 @@ export const trivialAssertion: StaticRule = {
           if (!e || !isTrivial(tf.tree, e)) continue;
           // Beside real checks, a trailing `assert True` is noise, not a hole: a note. Alone, the test is vacuous.
           const onlyOne = asserts(fn).every((x) => { const xe = assertExpr(x); return xe !== undefined && isTrivial(tf.tree, xe); });
+          // A test that says it is advisory (prints "Advisory: …", "recommended but not required")
+          // passes by design; it gates nothing, so it is a note, not a hole in the verifier.
+          const advisory = own(fn, 'call').some((x) => /^(print|warnings\.warn|logging\.\w+|\w+\.warning)$/.test(calleeName(tf.tree, x))
+            && stringLiterals(tf.tree, x).some((l) => ADVISORY.test(l.value)));
           yield {
-            file: tf.file, range: ctx.range(tf.file, a.start, a.end), severity: onlyOne && !failsOtherwise(tf, fn, assertingHelpers(tf)) ? 'error' as const : 'info' as const,
+            file: tf.file, range: ctx.range(tf.file, a.start, a.end), severity: onlyOne && !advisory && !failsOtherwise(tf, fn, assertingHelpers(tf)) ? 'error' as const : 'info' as const,
             message: `\`${text(tf.tree, a).split('\n')[0]}\` always holds${e.type === 'tuple' ? ' (a non-empty tuple is true)' : ''}: it checks nothing about the agent's work.`,
           };
         }
@@ -277,6 +285,12 @@ export const weakAssertion: StaticRule = {
     // sanity check, whatever its name says (names promised values in most real sanity checks).
     if (contentTests > 0) return;
     for (const { tf, fn } of found) {
+      // Shape of what? Only a test that reads or runs the agent's work (a path, a file read, a
+      // process, a request) has an output whose shape it checks; `model = AutoModel.from_pretrained(…,
+      // local_files_only=True); assert model is not None` checks that the call works at all.
+      const readsWork = own(fn, 'call').some((x) => /(^|\.)(open|read\w*|loads?|load_\w+|run|check_output|check_call|Popen|get|post|put|request|urlopen|system)$|^(subprocess|requests|json|pd|pandas|np|numpy)\./.test(calleeName(tf.tree, x)))
+        || stringLiterals(tf.tree, fn.body).some((l) => l.value.startsWith('/'));
+      if (!readsWork) continue;
       yield { file: tf.file, range: fnRange(ctx, tf, fn), message: `${fn.name} asserts only shape or plausibility (a value exists, has a type, a sign, lies in a range, a field is present), and no other test checks values: any output of the right shape passes. Compare with expected values.` };
     }
   },
@@ -343,6 +357,7 @@ export const skipCountsAsPass: StaticRule = {
         if (!/^pytest\.(skip|importorskip)$/.test(name)) continue;
         const inTest = findAncestor(c, (n) => n.type === 'function_definition');
         if (!inTest) continue;
+        if (name === 'pytest.skip' && guardsShippedFiles(ctx, tf, inTest, c)) continue;
         yield { file: tf.file, range: ctx.range(tf.file, c.start, c.end), message: `\`${name}(…)\` turns a missing output, module or error into a skip, and pytest exits 0 with skips: the check silently stops counting (a null agent can pass). Fail instead.` };
       }
       for (const fn of tf.functions.filter((f) => f.isTest)) {
@@ -457,6 +472,27 @@ function inLoop(n: SyntaxNode, stop: SyntaxNode): boolean {
   return !!findAncestor(n, (p) => p.type === 'while_statement' || p.type === 'for_statement', (p) => p === stop);
 }
 
+/** Calls that start something that runs on after the call returns. */
+const STARTS = /^(subprocess\.Popen|Popen|asyncio\.create_subprocess_\w+|os\.spawn\w*|\w+\.start|\w+\.start_server|docker\.\w+\.run|\w+\.containers\.run)$/;
+/** Calls after which nothing started earlier is still pending: it answered, exited or was waited for. */
+const SETTLES = /(^|\.)(wait|wait_for\w*|communicate|join|terminate|kill|poll|get|post|put|delete|patch|head|request|urlopen|create_connection|connect|send|sendall|recv|run|check_call|check_output|call)$|^(wait_for\w*|await_\w+|until_\w+)$|ready|healthy/;
+
+/**
+ * The sleep `c` waits on something this function started (a Popen, a thread, a server) and
+ * nothing between the start and the sleep has settled it (an answered request, wait/kill, a
+ * readiness helper). A fixture's start counts too; a test with no start waits on nothing.
+ */
+function waitsOnStart(tree: SyntaxTree, fn: PyFunction, c: SyntaxNode): boolean {
+  const calls = own(fn, 'call').filter((x) => x.end <= c.start);
+  let pending = false;
+  for (const x of calls.sort((a, b) => a.start - b.start)) {
+    const name = calleeName(tree, x);
+    if (STARTS.test(name)) pending = true;
+    else if (pending && SETTLES.test(name)) pending = false;
+  }
+  return pending;
+}
+
 export const fixedSleepSynchronization: StaticRule = {
   id: 'fixed-sleep-synchronization', class: 'brittleness', severity: 'warning',
   title: 'A fixed sleep stands in for waiting until something is ready',
@@ -477,6 +513,10 @@ export const fixedSleepSynchronization: StaticRule = {
           const probes = own(fn, 'call').some((x) => x.start > c.end && PROBE.test(calleeName(tf.tree, x)))
             || own(fn, 'string').some((x) => x.start > c.end && /^(curl|wget|nc|redis-cli|psql|mysql)$|^https?:\/\/(localhost|127\.)/.test(stringValue(tf.tree, x) ?? ''));
           if (!probes) continue;
+          // It stands in for readiness only right after something was started in the background: after
+          // an acknowledged request, a process that has exited, or a readiness wait, nothing is pending
+          // (the sleep is slack, or lets time pass for a TTL), and a correct system passes on any load.
+          if (!waitsOnStart(tf.tree, fn, c)) continue;
           yield { file: tf.file, range: ctx.range(tf.file, c.start, c.end), message: `\`${text(tf.tree, c)}\` waits a fixed time and then checks: a slow (CPU-throttled) but correct system fails, a fast one wastes time. Poll for the condition with a deadline.` };
         }
       }
@@ -489,6 +529,10 @@ export const fixedSleepSynchronization: StaticRule = {
         if (cmd.name !== 'sleep' || cmd.inLoop || cmd.conditional) continue;
         const secs = Number(cmd.args[0]?.value);
         if (!(secs >= 1) || !bg.some((b) => b.end <= cmd.start)) continue;
+        // Only while the latest background start is still unsettled: a kill, wait or probe after it
+        // (the server was stopped, or answered) leaves nothing to be ready.
+        const last = bg.filter((b) => b.end <= cmd.start).at(-1);
+        if (last && s.commands.some((x) => x.start >= last.end && x.end <= cmd.start && /^(kill|pkill|killall|wait|curl|wget|nc|timeout|pytest|python3?|uv|uvx)$/.test(x.name ?? ''))) continue;
         yield { file, range: ctx.range(file, cmd.start, cmd.end), message: `\`sleep ${cmd.args[0]?.value}\` after starting a background process assumes it is ready by then. Poll for readiness (a port, a file) with a deadline.` };
       }
     }

@@ -136,6 +136,35 @@ function claimIn(tree: SyntaxTree, fn: PyFunction, expr: SyntaxNode, at: number)
   return undefined;
 }
 
+/** Calls that only read and reshape what the agent wrote. */
+const READ_ONLY_CALL = /^(open|json\.loads?|\w+\.read(_text|_bytes|lines)?|\w*\.?loads?|Path|\w+\.(strip|split|splitlines|items|keys|values|get|append|lower|upper)|float|int|str|bool|list|dict|set|tuple|len|sorted|enumerate|zip|range|isinstance|print)$/;
+
+/**
+ * The graded dict comes from a helper of this file that computes it (`m = _plan_metrics(req, plan)`
+ * running the tests' own cost model over the agent's plan): the number is re-measured, not claimed.
+ */
+function fromComputingHelper(tree: SyntaxTree, fn: PyFunction, expr: SyntaxNode, at: number): boolean {
+  const helpers = new Map(pythonFunctions(tree).filter((f) => !f.isTest).map((f) => [f.name, f]));
+  const objects = new Set<string>();
+  const collect = (n: SyntaxNode): void => {
+    for (const sub of [n, ...descendants(n, 'subscript')].filter((x) => x.type === 'subscript')) {
+      const obj = childByField(sub, 'value');
+      if (obj?.type === 'identifier') objects.add(text(tree, obj));
+    }
+  };
+  collect(expr);
+  for (const id of [expr, ...descendants(expr, 'identifier')].filter((x) => x.type === 'identifier')) {
+    const right = assigned(tree, fn, text(tree, id), at);
+    if (right) collect(right);
+  }
+  for (const name of objects) {
+    const right = assigned(tree, fn, name, at);
+    const helper = right?.type === 'call' ? helpers.get(calleeName(tree, right)) : undefined;
+    if (helper && descendants(helper.body, 'call').some((c) => !READ_ONLY_CALL.test(calleeName(tree, c)))) return true;
+  }
+  return false;
+}
+
 export const selfReportedResult: StaticRule = {
   id: 'self-reported-result', class: 'misalignment', severity: 'warning',
   title: 'A test grades a verdict or metric the agent reports about its own work',
@@ -154,6 +183,7 @@ export const selfReportedResult: StaticRule = {
           const expr = a.children.find((c) => c.named && c.type !== 'comment');
           const claim = expr ? claimIn(tree, fn, expr, a.start) : undefined;
           if (!claim || (claim.verdict && verdictsRedundant) || (timeBounded && TIME_KEY.test(claim.key))) continue;
+          if (expr && fromComputingHelper(tree, fn, expr, a.start)) continue;
           yield {
             file, range: ctx.range(file, a.start, a.end),
             message: `\`${text(tree, a).split('\n')[0]}\` grades "${claim.key}", a verdict the agent's own output reports about its work, and nothing in the tests re-measures it: writing the value earns the reward. Recompute it from the work (run the program, score the predictions, time it in the test).`,

@@ -44,6 +44,15 @@ function cmdRange(ctx: AuditContext, file: string, cmd: ShellCommand): Range {
 }
 
 /**
+ * From the pytest word of a command to its end: in a command continued over lines
+ * (`uvx \` / `--with pytest==8.4.1 \` / `pytest /tests/…`) the finding sits on the line that runs pytest.
+ */
+function pytestRange(ctx: AuditContext, file: string, cmd: ShellCommand): Range {
+  const w = [cmd.nameWord, ...cmd.args].find((x) => /(^|\/)(py\.test|pytest)$/.test(x.value));
+  return ctx.range(file, w ? w.start : cmd.start, cmd.end);
+}
+
+/**
  * Whether the verifier can reach the internet. Terminal-Bench 1 always runs with network; Harbor's
  * default is `public`, cut by `network_mode = "no-network"` (or legacy `allow_internet = false`)
  * for the verifier or the whole environment. `allowlist` may leave the index out: not offline.
@@ -383,6 +392,9 @@ export const pytestCollectionHijack: StaticRule = {
   id: 'pytest-collection-hijack', class: 'misalignment', severity: 'warning',
   title: 'pytest collects from a folder the agent can write (conftest.py / pytest.ini planting)',
   *check(ctx) {
+    // A separate verifier container holds only the tests and the declared artifacts: nothing the
+    // agent left in its own filesystem (a /pytest.ini, a conftest.py) reaches it.
+    if (ctx.task.verifier.separate) return;
     const dests = imageCopyDests(ctx);
     for (const { file, script } of scripts(ctx)) {
       for (const cmd of script.commands) {
@@ -398,7 +410,7 @@ export const pytestCollectionHijack: StaticRule = {
         // `python -m pytest` puts the current folder first on sys.path: a planted pytest.py there *is* pytest.
         const viaModule = /^python(3(\.\d+)?)?$/.test(words[0] ?? '') && pythonModule(words) === 'pytest';
         if (viaModule && cwdWritable && !safePath(ctx, file, cmd, words)) {
-          yield { file, range: cmdRange(ctx, file, cmd), message: `\`python -m pytest\` runs in ${cwd}, which the agent can write: Python imports modules from the current folder first, so a planted ${cwd}/pytest.py replaces pytest and can exit 0 without running a test (--noconftest does not prevent it). Run the \`pytest\` entry point, \`cd /tests\` first, or use \`python -P -m pytest\`.` };
+          yield { file, range: pytestRange(ctx, file, cmd), message: `\`python -m pytest\` runs in ${cwd}, which the agent can write: Python imports modules from the current folder first, so a planted ${cwd}/pytest.py replaces pytest and can exit 0 without running a test (--noconftest does not prevent it). Run the \`pytest\` entry point, \`cd /tests\` first, or use \`python -P -m pytest\`.` };
           continue;
         }
         if (noConftest && ownConfig) continue;
@@ -406,17 +418,17 @@ export const pytestCollectionHijack: StaticRule = {
         const resolved = cwd === undefined ? targets.filter((t) => t.startsWith('/')) : targets.map((t) => resolveWord(t, cwd)).filter((t): t is string => t !== undefined);
         const writable = resolved.find((t) => ctx.isAgentWritable(t) && !t.startsWith('/logs/'));
         if (writable) {
-          yield { file, range: cmdRange(ctx, file, cmd), message: `pytest collects ${writable}, which the agent can write: a planted conftest.py or pytest.ini there can skip every test and make pytest exit 0. Copy the tests to /tests at verification time and run with \`--noconftest -c /dev/null\`.` };
+          yield { file, range: pytestRange(ctx, file, cmd), message: `pytest collects ${writable}, which the agent can write: a planted conftest.py or pytest.ini there can skip every test and make pytest exit 0. Copy the tests to /tests at verification time and run with \`--noconftest -c /dev/null\`.` };
           continue;
         }
         // No path at all: pytest collects (and reads its ini and conftest.py from) the current folder.
         if (targets.length === 0 && !opaque && cwdWritable && !ws.some((w) => w.startsWith('--pyargs'))) {
-          yield { file, range: cmdRange(ctx, file, cmd), message: `pytest runs without a path in ${cwd}, which the agent can write: it collects whatever test files, conftest.py and pytest.ini the agent leaves there. Name the verifier's test file under /tests and add \`--noconftest -c /dev/null\`.` };
+          yield { file, range: pytestRange(ctx, file, cmd), message: `pytest runs without a path in ${cwd}, which the agent can write: it collects whatever test files, conftest.py and pytest.ini the agent leaves there. Name the verifier's test file under /tests and add \`--noconftest -c /dev/null\`.` };
           continue;
         }
         const rootdir = ws.find((w) => w.startsWith('--rootdir='))?.split('=')[1] ?? (ws.includes('--rootdir') ? ws[ws.indexOf('--rootdir') + 1] : undefined);
         if (rootdir && ctx.isAgentWritable(rootdir)) {
-          yield { file, range: cmdRange(ctx, file, cmd), message: `\`--rootdir ${rootdir}\` is agent-writable: an ini file planted there configures the verifier's pytest.` };
+          yield { file, range: pytestRange(ctx, file, cmd), message: `\`--rootdir ${rootdir}\` is agent-writable: an ini file planted there configures the verifier's pytest.` };
           continue;
         }
         // pytest looks for its ini file in every folder above the tests, up to /, and then loads the
@@ -428,7 +440,7 @@ export const pytestCollectionHijack: StaticRule = {
         const scriptText = ctx.text(file) ?? '';
         const own = targets.some((w) => verifierOwned(scriptDirWord(scriptText, w)) || (cwd !== undefined && verifierOwned(resolveWord(w, cwd) ?? ''))) || (targets.length === 0 && !opaque && cwd !== undefined && verifierOwned(cwd));
         if (own && !noConftest && !ownConfig && !confCut && agentIsRoot(ctx)) {
-          yield { file, range: cmdRange(ctx, file, cmd), message: 'pytest reads its ini file from any folder above the tests, up to /, and then loads the conftest.py files below it: a /pytest.ini and /conftest.py left by the agent (root in the container) can mark every test passed. Add `--noconftest -c /dev/null` (or `-c` with the verifier\'s own ini).' };
+          yield { file, range: pytestRange(ctx, file, cmd), message: 'pytest reads its ini file from any folder above the tests, up to /, and then loads the conftest.py files below it: a /pytest.ini and /conftest.py left by the agent (root in the container) can mark every test passed. Add `--noconftest -c /dev/null` (or `-c` with the verifier\'s own ini).' };
         }
       }
     }
@@ -531,6 +543,8 @@ function editableTestTarget(ctx: AuditContext, dests: readonly string[], script:
   for (const t of collectTargets(pytestArgs(effectiveWords(cmd))).paths) {
     const r = resolveWord(t, cwd);
     if (!r || !ctx.isAgentWritable(r) || r.startsWith('/logs/')) continue;
+    // Mounted read-only over the image's copy (`./tests:/app/tests:ro`): readable, not editable.
+    if (ctx.isReadOnlyMount(r)) continue;
     // Tests the instruction asks the agent to write are its deliverable, not the judge's copy.
     if (instruction.includes(`${r.split('/').pop() ?? r}/`)) continue;
     if (dests.some((d) => under(r, d) || under(d, r)) && !freshlyCopied(ctx, script, cmd, r)) return r;
