@@ -59,7 +59,7 @@ void describe('cli: taskwright list', () => {
     assert.equal(await main(['list'], io), 0);
     const text = out.join('\n');
     const lines = text.split('\n');
-    assert.match(lines[0] ?? '', /^harbor-bad-values\s+harbor\s+unknown\s+software_engineering\s+11 problems$/);
+    assert.match(lines[0] ?? '', /^harbor-bad-values\s+harbor\s+unknown\s+software_engineering\s+10 problems$/);
     assert.ok(lines.includes('  toml-syntax-error/task.toml:9:19 error config-parse-error toml-syntax-error: task.toml is not valid TOML: control characters are not allowed in strings (is a closing quote missing?)'), text);
     assert.ok(lines.some((l) => /^ {2}yaml-no-instruction\/task\.yaml error missing-instruction /.test(l)), text);
     assert.match(lines[lines.length - 1] ?? '', /^4 tasks, \d+ problems \(\d+ errors\)$/);
