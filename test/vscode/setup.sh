@@ -45,7 +45,9 @@ missing_apt() {
 
 LOCK_HASH=$(cat "$RIG/package-lock.json" | sha256sum | cut -c1-16)
 STAMP_WANT="lock=$LOCK_HASH node=$NODE_MAJOR"
-STAMP_FILE=$RT/install.stamp
+# The stamp lives inside node_modules: a checkout whose node_modules links to another one's rig then
+# sees that rig's stamp (with the stamp in .rt/ it saw none, reinstalled through the link and emptied it).
+STAMP_FILE=$RIG/node_modules/.taskwright-rig.stamp
 CS=$RIG/node_modules/code-server
 rig_installed() {
   [ -f "$STAMP_FILE" ] && [ "$(cat "$STAMP_FILE")" = "$STAMP_WANT" ] \
@@ -118,11 +120,13 @@ fi
 # code-server's postinstall runs `npm install --omit=dev` in lib/vscode, compiling node-pty, spdlog,
 # kerberos, argon2, ... with node-gyp. As root npm refuses scripts without unsafe_perm; node-pty's own
 # postinstall calls `npx node-gyp`, which finds the sibling node-gyp@12.4.0 instead of prompting.
+# Never install through a link: npm ci would empty the rig another checkout uses.
+[ -L "$RIG/node_modules" ] && die "test/vscode/node_modules links to $(readlink -f "$RIG/node_modules"), which is incomplete: run setup.sh in that checkout instead"
 say "installing code-server and playwright-core into test/vscode/node_modules (takes a minute or two)"
 rm -f "$STAMP_FILE"
 (cd "$RIG" && npm_config_unsafe_perm=true npm_config_nodedir=$NODEDIR npm_config_yes=true \
   npm ci --foreground-scripts --no-audit --no-fund >"$RT/install.log" 2>&1) \
   || { tail -40 "$RT/install.log"; die "npm ci in test/vscode failed (full log: $RT/install.log)"; }
 [ -d "$CS/lib/vscode/node_modules" ] || die "code-server's postinstall did not install VS Code's modules (log: $RT/install.log)"
-echo "$STAMP_WANT" >"$STAMP_FILE"
+mkdir -p "$RIG/node_modules" && echo "$STAMP_WANT" >"$STAMP_FILE"
 say "code-server $(node -p "require('$CS/package.json').version") and playwright-core ready in ${SECONDS}s ($(du -sh "$RIG/node_modules" | cut -f1))"
