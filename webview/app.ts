@@ -86,10 +86,11 @@ export class BandApp {
         this.setData(msg.data, true);
         break;
       case 'exported':
-        this.status(`Exported ${msg.count} task${msg.count === 1 ? '' : 's'} to ${msg.file}`);
+        this.exportStatus(exportedText(msg.count, msg.file));
         break;
       case 'error':
-        this.status(msg.message, true);
+        if (msg.about === 'export') this.exportStatus(`Export failed: ${msg.message}`, true);
+        else this.status(msg.message, true);
         break;
     }
   }
@@ -184,7 +185,7 @@ export class BandApp {
 
   private renderModels(): void {
     const models = this.view?.models ?? [];
-    $('bars').innerHTML = barsHtml(models, this.ui.model ?? '');
+    $('bars').innerHTML = barsHtml(models, this.ui.model ?? '', this.view?.k ?? 2);
     $('legend').innerHTML = legendHtml(this.selected()?.counts ?? emptyCounts(), this.ui.bands);
   }
 
@@ -413,6 +414,7 @@ export class BandApp {
   private exportBand(format: 'json' | 'text'): void {
     if (!this.ui.model) return;
     const band = (valueOf($('export-band')) || 'in-band') as Band | 'all';
+    this.exportStatus('');
     this.host.post({ type: 'export', model: this.ui.model, band, format, thresholds: this.thresholds });
   }
 
@@ -429,8 +431,16 @@ export class BandApp {
       a.download = `tasks-${msg.band}.${msg.format === 'json' ? 'json' : 'txt'}`;
       a.click();
       setTimeout(() => URL.revokeObjectURL(a.href), 10_000);
-      this.status(`Exported ${tasks.length} tasks.`);
+      this.exportStatus(exportedText(tasks.length, a.download));
     }
+  }
+
+  /** The export's outcome, next to its buttons: where the file went, or why it did not. */
+  private exportStatus(text: string, error = false): void {
+    const s = $('export-status');
+    s.textContent = text;
+    s.title = text;
+    s.classList.toggle('error', error);
   }
 
   private status(text: string, error = false): void {
@@ -463,6 +473,10 @@ export class BandApp {
 
 function freshUi(): UiState {
   return { sort: { column: 'id', dir: 'asc' }, filter: '', bands: new Set(), scrollTop: 0 };
+}
+
+function exportedText(count: number, file: string): string {
+  return `Exported ${count} task${count === 1 ? '' : 's'} to ${file}`;
 }
 
 function round2(v: number): number {

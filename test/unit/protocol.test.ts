@@ -50,6 +50,9 @@ void describe('band panel protocol: host → webview', () => {
     assert.deepEqual(source, { type: 'source', data: { report, source: '/w/.taskwright/runs', live: true } });
     assert.equal(parseHostMessage({ type: 'source', data: { report, source: 's', live: true } }), undefined);
     assert.deepEqual(parseHostMessage({ type: 'exported', count: 3, file: 'a.json' }), { type: 'exported', count: 3, file: 'a.json' });
+    // A failed export says so next to its buttons; other errors go to the panel's status line.
+    assert.deepEqual(parseHostMessage({ type: 'error', message: 'EACCES', about: 'export' }), { type: 'error', message: 'EACCES', about: 'export' });
+    assert.deepEqual(parseHostMessage({ type: 'error', message: 'x', about: 'elsewhere' }), { type: 'error', message: 'x' });
   });
   void it('rejects reports that break the contract', () => {
     const task = report.models[0]!.tasks[0]!;

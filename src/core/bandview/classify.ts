@@ -39,6 +39,8 @@ export interface ClassifiedModel {
   readonly counts: Readonly<Record<Band, number>>;
   /** Infra errors summed over the model's tasks (never mixed into the bands). */
   readonly infraErrors: number;
+  /** Tasks with a pass@k (all of at least k valid attempts in): the tasks mean pass@k is over. */
+  readonly scored: number;
 }
 
 /**
@@ -49,13 +51,15 @@ export function classifyModel(key: string, m: ModelBandReport, k: number, t: Ban
   const same = t.low === reportT.low && t.high === reportT.high;
   const bands = new Array<Band>(m.tasks.length);
   const counts = emptyCounts();
+  let scored = 0;
   for (let i = 0; i < m.tasks.length; i++) {
     const row = m.tasks[i]!;
     const b = same ? row.band : classifyAt(row, k, t);
     bands[i] = b;
     counts[b]++;
+    if (row.passAtK !== null) scored++;
   }
-  return { key, source: m, bands, counts, infraErrors: m.infraErrors };
+  return { key, source: m, bands, counts, infraErrors: m.infraErrors, scored };
 }
 
 export function totalCount(counts: Readonly<Record<Band, number>>): number {

@@ -56,7 +56,8 @@ export type HostToWebview =
   /** The panel now shows another results source: the view state (thresholds, filters, selection) starts afresh. */
   | { readonly type: 'source'; readonly data: WirePanelData }
   | { readonly type: 'exported'; readonly count: number; readonly file: string }
-  | { readonly type: 'error'; readonly message: string };
+  /** `about: 'export'` when an export failed: shown next to the export buttons. */
+  | { readonly type: 'error'; readonly message: string; readonly about?: 'export' };
 
 /** A host message once validated, with its report decoded. */
 export type HostMessage =
@@ -64,7 +65,7 @@ export type HostMessage =
   | { readonly type: 'update'; readonly data: PanelData }
   | { readonly type: 'source'; readonly data: PanelData }
   | { readonly type: 'exported'; readonly count: number; readonly file: string }
-  | { readonly type: 'error'; readonly message: string };
+  | { readonly type: 'error'; readonly message: string; readonly about?: 'export' };
 
 export function toWire(data: PanelData): WirePanelData {
   return { report: encodeReport(data.report), source: data.source, live: data.live };
@@ -211,7 +212,8 @@ export function parseHostMessage(v: unknown): HostMessage | undefined {
     case 'exported':
       return isCount(v.count) && isStr(v.file) ? { type: 'exported', count: v.count, file: v.file } : undefined;
     case 'error':
-      return isStr(v.message, 10_000) ? { type: 'error', message: v.message } : undefined;
+      if (!isStr(v.message, 10_000)) return undefined;
+      return v.about === 'export' ? { type: 'error', message: v.message, about: 'export' } : { type: 'error', message: v.message };
     default:
       return undefined;
   }
