@@ -1,5 +1,6 @@
 import { BANDS, type Band, type BandThresholds, type TaskBandRow } from '../src/core/band/types';
-import { BAND_LABELS, emptyCounts, successRate } from '../src/core/bandview/classify';
+import { BAND_LABELS, emptyCounts, successRates } from '../src/core/bandview/classify';
+import { emptyColumns, indexOfId, rowAt, type TaskColumns } from '../src/core/bandview/columns';
 import { formatExport, tasksInBand } from '../src/core/bandview/exportList';
 import { binRates, suggestedBins } from '../src/core/bandview/histogram';
 import { pairModels } from '../src/core/bandview/pairing';
@@ -7,7 +8,7 @@ import { queryRows } from '../src/core/bandview/table';
 import { checkpointTrends } from '../src/core/bandview/trend';
 import { buildReportView, type ReportView } from '../src/core/bandview/view';
 import {
-  parseHostMessage, sanitizeViewState, type HostMessage, type PanelData, type PanelViewState, type SortColumn, type SortDir, type WebviewToHost,
+  parseHostMessage, sanitizeViewState, type ColumnPanelData, type HostMessage, type PanelViewState, type SortColumn, type SortDir, type WebviewToHost,
 } from '../src/core/protocol/bandPanel';
 import { barsHtml, legendHtml } from './charts/bars';
 import { histogramSvg } from './charts/histogram';
@@ -33,7 +34,7 @@ interface UiState {
 
 /** Everything the panel shows, derived from the data and the UI state; re-rendered in parts. */
 export class BandApp {
-  private data?: PanelData;
+  private data?: ColumnPanelData;
   private view?: ReportView;
   private ui: UiState = freshUi();
   private readonly table: VirtualTable;
@@ -106,7 +107,7 @@ export class BandApp {
     if (s.scrollTop !== undefined) this.ui.scrollTop = s.scrollTop;
   }
 
-  private setData(data: PanelData, first: boolean): void {
+  private setData(data: ColumnPanelData, first: boolean): void {
     this.data = data;
     this.view = this.timed('classify', () => buildReportView(data.report, this.ui.thresholds));
     const keys = this.view.models.map((m) => m.key);
@@ -193,7 +194,7 @@ export class BandApp {
     const m = this.selected();
     $('hist-model').textContent = m ? `— ${m.key}` : '';
     if (!m || !this.view) { $('hist').innerHTML = ''; return; }
-    const rates = m.source.tasks.map(successRate);
+    const rates = successRates(m.source.tasks);
     const { bins, max, missing } = binRates(rates, m.bands, suggestedBins(this.view.maxAttempts));
     const width = this.widthOf('hist', 480);
     $('hist').innerHTML = histogramSvg(bins, max, this.thresholds, width, `success rate per task for ${m.key}`)
@@ -201,11 +202,11 @@ export class BandApp {
   }
 
   /** Display order of the table; kept across threshold moves when neither the sort nor a filter depends on bands. */
-  private order: { rows: readonly TaskBandRow[]; idx: number[] } | undefined;
+  private order: { rows: TaskColumns; idx: number[] } | undefined;
 
   private renderTable(resetScroll: boolean, reorder = true): void {
     const m = this.selected();
-    const rows = m?.source.tasks ?? [];
+    const rows = m?.source.tasks ?? EMPTY;
     const bands = m?.bands ?? [];
     const keep = !reorder && this.order?.rows === rows;
     const order = keep ? this.order!.idx
@@ -421,7 +422,9 @@ export class BandApp {
   /** The static report's stand-in for the host: reveal shows the path, export downloads a file. */
   staticHost(msg: WebviewToHost): void {
     if (msg.type === 'reveal-task') {
-      const row = this.selected()?.source.tasks.find((t) => t.id === msg.taskId);
+      const cols = this.selected()?.source.tasks;
+      const i = cols ? indexOfId(cols, msg.taskId) : -1;
+      const row = cols && i >= 0 ? rowAt(cols, i) : undefined;
       this.status(row ? `${row.id}: ${row.path}` : msg.taskId);
     } else if (msg.type === 'export' && this.data) {
       const tasks = tasksInBand(this.data.report, msg.model, msg.band, msg.thresholds);
@@ -470,6 +473,8 @@ export class BandApp {
     return this.view?.models.find((m) => m.key === (key ?? this.ui.model))?.counts;
   }
 }
+
+const EMPTY = emptyColumns();
 
 function freshUi(): UiState {
   return { sort: { column: 'id', dir: 'asc' }, filter: '', bands: new Set(), scrollTop: 0 };
