@@ -1,7 +1,6 @@
 import { BANDS, type Band, type BandThresholds, type TaskBandRow } from '../src/core/band/types';
 import { BAND_LABELS, emptyCounts, successRates } from '../src/core/bandview/classify';
-import { emptyColumns, indexOfId, rowAt, type TaskColumns } from '../src/core/bandview/columns';
-import { formatExport, tasksInBand } from '../src/core/bandview/exportList';
+import { emptyColumns, type TaskColumns } from '../src/core/bandview/columns';
 import { binRates, suggestedBins } from '../src/core/bandview/histogram';
 import { pairModels } from '../src/core/bandview/pairing';
 import { queryRows } from '../src/core/bandview/table';
@@ -17,7 +16,9 @@ import { trendSvg } from './charts/trend';
 import { $, setOptions, valueOf } from './dom';
 import type { HostLink } from './host';
 import { LAYOUT } from './layout';
+import { answerStatically, exportedText } from './staticHost';
 import { VirtualTable } from './table';
+import { round2, wireThresholdDrag } from './thresholdDrag';
 
 interface UiState {
   thresholds?: BandThresholds;
@@ -302,7 +303,7 @@ export class BandApp {
     $('scatter').addEventListener('keydown', (e) => {
       if (e.key === 'Enter' || e.key === ' ') { e.preventDefault(); pickBubble(e.target as Element); }
     });
-    this.wireThresholdDrag();
+    wireThresholdDrag($('hist'), () => this.thresholds, (t) => this.setThresholds(t));
     $('export-json').addEventListener('click', () => this.exportBand('json'));
     $('export-text').addEventListener('click', () => this.exportBand('text'));
     let resizeTimer = 0;
@@ -317,43 +318,6 @@ export class BandApp {
       resizeTimer = window.setTimeout(() => { this.renderHistogram(); this.renderCompare(); this.renderTrend(); }, 80);
     });
     for (const id of ['hist', 'scatter', 'trend']) charts.observe($(id));
-  }
-
-  /** Dragging a threshold line on the histogram moves it in 5 % steps, like the slider. */
-  private wireThresholdDrag(): void {
-    const hist = $('hist');
-    let dragging: 'low' | 'high' | undefined;
-    const valueAt = (e: PointerEvent): number | undefined => {
-      const svgEl = hist.querySelector('svg');
-      if (!svgEl) return undefined;
-      const r = svgEl.getBoundingClientRect();
-      const scale = Number(svgEl.dataset.w) / r.width;
-      const x0 = Number(svgEl.dataset.x0), x1 = Number(svgEl.dataset.x1);
-      const v = ((e.clientX - r.left) * scale - x0) / (x1 - x0);
-      return Math.round(Math.min(1, Math.max(0, v)) * 20) / 20;
-    };
-    hist.addEventListener('pointerdown', (e) => {
-      const handle = (e.target as Element).closest<SVGElement>('[data-threshold]');
-      if (!handle) return;
-      dragging = handle.dataset.threshold as 'low' | 'high';
-      hist.setPointerCapture(e.pointerId);
-      e.preventDefault();
-    });
-    hist.addEventListener('pointermove', (e) => {
-      if (!dragging) return;
-      const v = valueAt(e);
-      if (v === undefined) return;
-      const t = { ...this.thresholds };
-      if (dragging === 'low') t.low = Math.min(v, round2(t.high - 0.05)); else t.high = Math.max(v, round2(t.low + 0.05));
-      if (t.low !== this.thresholds.low || t.high !== this.thresholds.high) this.setThresholds(t);
-    });
-    const stop = (e: PointerEvent): void => {
-      if (!dragging) return;
-      dragging = undefined;
-      if (hist.hasPointerCapture(e.pointerId)) hist.releasePointerCapture(e.pointerId);
-    };
-    hist.addEventListener('pointerup', stop);
-    hist.addEventListener('pointercancel', stop);
   }
 
   /** Coalesces bursts (slider drags, typing) into one render per animation frame. */
@@ -421,21 +385,8 @@ export class BandApp {
 
   /** The static report's stand-in for the host: reveal shows the path, export downloads a file. */
   staticHost(msg: WebviewToHost): void {
-    if (msg.type === 'reveal-task') {
-      const cols = this.selected()?.source.tasks;
-      const i = cols ? indexOfId(cols, msg.taskId) : -1;
-      const row = cols && i >= 0 ? rowAt(cols, i) : undefined;
-      this.status(row ? `${row.id}: ${row.path}` : msg.taskId);
-    } else if (msg.type === 'export' && this.data) {
-      const tasks = tasksInBand(this.data.report, msg.model, msg.band, msg.thresholds);
-      const text = formatExport(tasks, msg.format, { model: msg.model, band: msg.band, k: this.data.report.k, thresholds: msg.thresholds });
-      const a = document.createElement('a');
-      a.href = URL.createObjectURL(new Blob([text], { type: msg.format === 'json' ? 'application/json' : 'text/plain' }));
-      a.download = `tasks-${msg.band}.${msg.format === 'json' ? 'json' : 'txt'}`;
-      a.click();
-      setTimeout(() => URL.revokeObjectURL(a.href), 10_000);
-      this.exportStatus(exportedText(tasks.length, a.download));
-    }
+    const done = answerStatically(msg, this.data?.report, this.selected()?.source.tasks);
+    if (done?.export) this.exportStatus(done.export); else if (done?.status) this.status(done.status);
   }
 
   /** The export's outcome, next to its buttons: where the file went, or why it did not. */
@@ -478,14 +429,6 @@ const EMPTY = emptyColumns();
 
 function freshUi(): UiState {
   return { sort: { column: 'id', dir: 'asc' }, filter: '', bands: new Set(), scrollTop: 0 };
-}
-
-function exportedText(count: number, file: string): string {
-  return `Exported ${count} task${count === 1 ? '' : 's'} to ${file}`;
-}
-
-function round2(v: number): number {
-  return Math.round(v * 100) / 100;
 }
 
 function escapeHtml(s: string): string {
