@@ -7,7 +7,7 @@ export const LAYOUT = `
 </header>
 <main class="grid">
   <section class="card" aria-labelledby="h-models">
-    <h2 id="h-models">Tasks per band, per model</h2>
+    <h2 id="h-models">Tasks per band and mean pass@k, per model</h2>
     <div class="legend" id="legend" role="group" aria-label="band filter"></div>
     <div id="bars" class="bars"></div>
   </section>

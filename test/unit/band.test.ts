@@ -117,7 +117,7 @@ void describe('band: the interval of mean pass@k', () => {
   });
 
   void it('is written with its interval and the tasks it is over; band counts name every band', () => {
-    assert.deepEqual(meanPassAtKText({ meanPassAtK: 0.6213, interval: [0.58, 0.6634] }, 9812), { value: '62.1%', interval: '58.0%–66.3%', tasks: '9,812 tasks' });
+    assert.deepEqual(meanPassAtKText({ meanPassAtK: 0.6213, interval: [0.58, 0.6634] }, 9812), { value: '62.1%', interval: '58.0–66.3%', tasks: '9,812 tasks' });
     assert.deepEqual(meanPassAtKText({ meanPassAtK: null, interval: null }, 0), { value: '—', interval: '', tasks: '0 tasks' });
     const report = bandReport([{ model: 'm', sources: [], tasks: [
       { id: 'a', path: 'a', attempts: 2, successes: 2, infraErrors: 0, possiblyInfra: 0, pending: false },

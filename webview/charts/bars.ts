@@ -30,10 +30,12 @@ export function barsHtml(models: readonly ClassifiedModel[], selected: string, k
     const label = `${m.key}: ${BANDS.map((b) => `${m.counts[b]} ${BAND_LABELS[b]}`).join(', ')}; ${meanLabel}; ${m.infraErrors} infra errors${policy ? `; timeout policy ${policy}` : ''}`;
     const inBand = m.counts['in-band'];
     out += `<div class="model-row${m.key === selected ? ' selected' : ''}" role="button" tabindex="0" data-model="${esc(m.key)}" aria-pressed="${m.key === selected}" aria-label="${esc(label)}">`
+      + '<span class="model-cell">'
       + `<span class="model-name" title="${esc(m.key)}">${nameHtml(m)}${policy ? `<small class="policy" title="${policy === 'mixed' ? 'some trials count an agent timeout as a failure, some let the verifier decide' : 'agent timeouts graded by the verifier'}"> · timeouts: ${policy}</small>` : ''}</span>`
+      + `<span class="mean-pass" title="${esc(`${meanLabel}: the Wilson interval with the tasks' effective sample size`)}">pass@${k} <b>${mean.value}</b>${mean.interval ? ` <span class="iv">[${mean.interval}]</span>` : ''}</span>`
+      + '</span>'
       + `<svg class="bar" viewBox="0 0 1000 20" preserveAspectRatio="none" aria-hidden="true">${rects}</svg>`
       + `<span class="big-count band-text-in-band" title="tasks in band">${inBand}<small> in band${total ? ` · ${Math.round((inBand / total) * 100)}%` : ''}</small></span>`
-      + `<span class="mean-pass" title="${esc(`${meanLabel}: the Wilson interval with the tasks' effective sample size`)}">pass@${k} <b>${mean.value}</b>${mean.interval ? `<small> [${mean.interval}]</small>` : ''}</span>`
       + `<span class="infra-pill${m.infraErrors ? ' has-infra' : ''}" title="infrastructure errors: retried, never counted as the agent's failures">${m.infraErrors ? `${m.infraErrors} infra error${m.infraErrors === 1 ? '' : 's'}` : 'no infra errors'}</span>`
       + '</div>';
   }

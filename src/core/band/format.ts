@@ -31,7 +31,7 @@ export function bandCountsText(counts: Readonly<Record<Band, number>>, sep = ', 
 export function meanPassAtKText(m: Pick<ModelBandReport, 'meanPassAtK' | 'interval'>, scored: number): { readonly value: string; readonly interval: string; readonly tasks: string } {
   return {
     value: pct(m.meanPassAtK),
-    interval: m.interval && m.meanPassAtK !== null ? `${pct(m.interval[0])}–${pct(m.interval[1])}` : '',
+    interval: m.interval && m.meanPassAtK !== null ? `${(m.interval[0] * 100).toFixed(1)}–${pct(m.interval[1])}` : '',
     tasks: `${thousands(scored)} task${scored === 1 ? '' : 's'}`,
   };
 }

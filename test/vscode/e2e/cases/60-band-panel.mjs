@@ -104,9 +104,9 @@ export default [
         // 2. The counts the fixture implies (test/fixtures/band/README.md), infra errors apart.
         const label = await firstModelLabel(wv);
         log(`  first model: ${label}`);
-        assert.equal(label, 'claude-sonnet: 1 too easy, 3 in band, 2 too hard, 1 broken, 1 insufficient; mean pass@2 71.4% (95% interval 33.6%–92.5%) over 7 tasks; 3 infra errors');
+        assert.equal(label, 'claude-sonnet: 1 too easy, 3 in band, 2 too hard, 1 broken, 1 insufficient; mean pass@2 71.4% (95% interval 33.6–92.5%) over 7 tasks; 3 infra errors');
         // The mean pass@k and its interval are on the row, not only in its label.
-        assert.equal(await wv.locator('.model-row .mean-pass').first().innerText(), 'pass@2 71.4% [33.6%–92.5%]');
+        assert.equal(await wv.locator('.model-row .mean-pass').first().innerText(), 'pass@2 71.4% [33.6–92.5%]');
         assert.equal(await wv.locator('.model-row').count(), 6, 'one row per model and checkpoint');
         assert.match(await wv.locator('#trend').innerText(), /policy-9b saturated from step-300/);
         assert.equal(await wv.locator('#table-count').innerText(), '8 of 8');
@@ -146,7 +146,16 @@ export default [
           const input = page.locator('.quick-input-widget input.input');
           await input.waitFor({ timeout: 20_000 });
           await input.fill(target);
-          await page.keyboard.press('Enter');
+          await page.waitForTimeout(500);
+          await wb.screenshot('band-panel-export-dialog');
+          await input.press('Enter');
+          await page.waitForTimeout(1500);
+          if (await page.locator('.quick-input-widget').isVisible()) {
+            const msg = await page.locator('.quick-input-widget .quick-input-message').innerText().catch(() => '');
+            log(`  save dialog still open after Enter${msg ? `: ${msg}` : ''}; pressing Enter again`);
+            await wb.screenshot('band-panel-export-dialog-after-enter');
+            await input.press('Enter');
+          }
           const status = await until('the export status next to the buttons', async () => {
             const t = await wv.locator('#export-status').innerText();
             return { ok: t.startsWith('Exported'), value: t };
