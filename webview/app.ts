@@ -1,13 +1,13 @@
 import { BANDS, type Band, type BandThresholds, type TaskBandRow } from '../src/core/band/types';
-import { BAND_LABELS, emptyCounts, successRate } from '../src/core/bandview/classify';
-import { formatExport, tasksInBand } from '../src/core/bandview/exportList';
+import { BAND_LABELS, emptyCounts, successRates } from '../src/core/bandview/classify';
+import { emptyColumns, type TaskColumns } from '../src/core/bandview/columns';
 import { binRates, suggestedBins } from '../src/core/bandview/histogram';
 import { pairModels } from '../src/core/bandview/pairing';
 import { queryRows } from '../src/core/bandview/table';
 import { checkpointTrends } from '../src/core/bandview/trend';
 import { buildReportView, type ReportView } from '../src/core/bandview/view';
 import {
-  parseHostMessage, sanitizeViewState, type HostMessage, type PanelData, type PanelViewState, type SortColumn, type SortDir, type WebviewToHost,
+  parseHostMessage, sanitizeViewState, type ColumnPanelData, type HostMessage, type PanelViewState, type SortColumn, type SortDir, type WebviewToHost,
 } from '../src/core/protocol/bandPanel';
 import { barsHtml, legendHtml } from './charts/bars';
 import { histogramSvg } from './charts/histogram';
@@ -16,7 +16,9 @@ import { trendSvg } from './charts/trend';
 import { $, setOptions, valueOf } from './dom';
 import type { HostLink } from './host';
 import { LAYOUT } from './layout';
+import { answerStatically, exportedText } from './staticHost';
 import { VirtualTable } from './table';
+import { round2, wireThresholdDrag } from './thresholdDrag';
 
 interface UiState {
   thresholds?: BandThresholds;
@@ -33,7 +35,7 @@ interface UiState {
 
 /** Everything the panel shows, derived from the data and the UI state; re-rendered in parts. */
 export class BandApp {
-  private data?: PanelData;
+  private data?: ColumnPanelData;
   private view?: ReportView;
   private ui: UiState = freshUi();
   private readonly table: VirtualTable;
@@ -86,10 +88,11 @@ export class BandApp {
         this.setData(msg.data, true);
         break;
       case 'exported':
-        this.status(`Exported ${msg.count} task${msg.count === 1 ? '' : 's'} to ${msg.file}`);
+        this.exportStatus(exportedText(msg.count, msg.file));
         break;
       case 'error':
-        this.status(msg.message, true);
+        if (msg.about === 'export') this.exportStatus(`Export failed: ${msg.message}`, true);
+        else this.status(msg.message, true);
         break;
     }
   }
@@ -105,7 +108,7 @@ export class BandApp {
     if (s.scrollTop !== undefined) this.ui.scrollTop = s.scrollTop;
   }
 
-  private setData(data: PanelData, first: boolean): void {
+  private setData(data: ColumnPanelData, first: boolean): void {
     this.data = data;
     this.view = this.timed('classify', () => buildReportView(data.report, this.ui.thresholds));
     const keys = this.view.models.map((m) => m.key);
@@ -184,7 +187,7 @@ export class BandApp {
 
   private renderModels(): void {
     const models = this.view?.models ?? [];
-    $('bars').innerHTML = barsHtml(models, this.ui.model ?? '');
+    $('bars').innerHTML = barsHtml(models, this.ui.model ?? '', this.view?.k ?? 2);
     $('legend').innerHTML = legendHtml(this.selected()?.counts ?? emptyCounts(), this.ui.bands);
   }
 
@@ -192,7 +195,7 @@ export class BandApp {
     const m = this.selected();
     $('hist-model').textContent = m ? `— ${m.key}` : '';
     if (!m || !this.view) { $('hist').innerHTML = ''; return; }
-    const rates = m.source.tasks.map(successRate);
+    const rates = successRates(m.source.tasks);
     const { bins, max, missing } = binRates(rates, m.bands, suggestedBins(this.view.maxAttempts));
     const width = this.widthOf('hist', 480);
     $('hist').innerHTML = histogramSvg(bins, max, this.thresholds, width, `success rate per task for ${m.key}`)
@@ -200,11 +203,11 @@ export class BandApp {
   }
 
   /** Display order of the table; kept across threshold moves when neither the sort nor a filter depends on bands. */
-  private order: { rows: readonly TaskBandRow[]; idx: number[] } | undefined;
+  private order: { rows: TaskColumns; idx: number[] } | undefined;
 
   private renderTable(resetScroll: boolean, reorder = true): void {
     const m = this.selected();
-    const rows = m?.source.tasks ?? [];
+    const rows = m?.source.tasks ?? EMPTY;
     const bands = m?.bands ?? [];
     const keep = !reorder && this.order?.rows === rows;
     const order = keep ? this.order!.idx
@@ -300,7 +303,7 @@ export class BandApp {
     $('scatter').addEventListener('keydown', (e) => {
       if (e.key === 'Enter' || e.key === ' ') { e.preventDefault(); pickBubble(e.target as Element); }
     });
-    this.wireThresholdDrag();
+    wireThresholdDrag($('hist'), () => this.thresholds, (t) => this.setThresholds(t));
     $('export-json').addEventListener('click', () => this.exportBand('json'));
     $('export-text').addEventListener('click', () => this.exportBand('text'));
     let resizeTimer = 0;
@@ -315,43 +318,6 @@ export class BandApp {
       resizeTimer = window.setTimeout(() => { this.renderHistogram(); this.renderCompare(); this.renderTrend(); }, 80);
     });
     for (const id of ['hist', 'scatter', 'trend']) charts.observe($(id));
-  }
-
-  /** Dragging a threshold line on the histogram moves it in 5 % steps, like the slider. */
-  private wireThresholdDrag(): void {
-    const hist = $('hist');
-    let dragging: 'low' | 'high' | undefined;
-    const valueAt = (e: PointerEvent): number | undefined => {
-      const svgEl = hist.querySelector('svg');
-      if (!svgEl) return undefined;
-      const r = svgEl.getBoundingClientRect();
-      const scale = Number(svgEl.dataset.w) / r.width;
-      const x0 = Number(svgEl.dataset.x0), x1 = Number(svgEl.dataset.x1);
-      const v = ((e.clientX - r.left) * scale - x0) / (x1 - x0);
-      return Math.round(Math.min(1, Math.max(0, v)) * 20) / 20;
-    };
-    hist.addEventListener('pointerdown', (e) => {
-      const handle = (e.target as Element).closest<SVGElement>('[data-threshold]');
-      if (!handle) return;
-      dragging = handle.dataset.threshold as 'low' | 'high';
-      hist.setPointerCapture(e.pointerId);
-      e.preventDefault();
-    });
-    hist.addEventListener('pointermove', (e) => {
-      if (!dragging) return;
-      const v = valueAt(e);
-      if (v === undefined) return;
-      const t = { ...this.thresholds };
-      if (dragging === 'low') t.low = Math.min(v, round2(t.high - 0.05)); else t.high = Math.max(v, round2(t.low + 0.05));
-      if (t.low !== this.thresholds.low || t.high !== this.thresholds.high) this.setThresholds(t);
-    });
-    const stop = (e: PointerEvent): void => {
-      if (!dragging) return;
-      dragging = undefined;
-      if (hist.hasPointerCapture(e.pointerId)) hist.releasePointerCapture(e.pointerId);
-    };
-    hist.addEventListener('pointerup', stop);
-    hist.addEventListener('pointercancel', stop);
   }
 
   /** Coalesces bursts (slider drags, typing) into one render per animation frame. */
@@ -413,24 +379,22 @@ export class BandApp {
   private exportBand(format: 'json' | 'text'): void {
     if (!this.ui.model) return;
     const band = (valueOf($('export-band')) || 'in-band') as Band | 'all';
+    this.exportStatus('');
     this.host.post({ type: 'export', model: this.ui.model, band, format, thresholds: this.thresholds });
   }
 
   /** The static report's stand-in for the host: reveal shows the path, export downloads a file. */
   staticHost(msg: WebviewToHost): void {
-    if (msg.type === 'reveal-task') {
-      const row = this.selected()?.source.tasks.find((t) => t.id === msg.taskId);
-      this.status(row ? `${row.id}: ${row.path}` : msg.taskId);
-    } else if (msg.type === 'export' && this.data) {
-      const tasks = tasksInBand(this.data.report, msg.model, msg.band, msg.thresholds);
-      const text = formatExport(tasks, msg.format, { model: msg.model, band: msg.band, k: this.data.report.k, thresholds: msg.thresholds });
-      const a = document.createElement('a');
-      a.href = URL.createObjectURL(new Blob([text], { type: msg.format === 'json' ? 'application/json' : 'text/plain' }));
-      a.download = `tasks-${msg.band}.${msg.format === 'json' ? 'json' : 'txt'}`;
-      a.click();
-      setTimeout(() => URL.revokeObjectURL(a.href), 10_000);
-      this.status(`Exported ${tasks.length} tasks.`);
-    }
+    const done = answerStatically(msg, this.data?.report, this.selected()?.source.tasks);
+    if (done?.export) this.exportStatus(done.export); else if (done?.status) this.status(done.status);
+  }
+
+  /** The export's outcome, next to its buttons: where the file went, or why it did not. */
+  private exportStatus(text: string, error = false): void {
+    const s = $('export-status');
+    s.textContent = text;
+    s.title = text;
+    s.classList.toggle('error', error);
   }
 
   private status(text: string, error = false): void {
@@ -461,12 +425,10 @@ export class BandApp {
   }
 }
 
+const EMPTY = emptyColumns();
+
 function freshUi(): UiState {
   return { sort: { column: 'id', dir: 'asc' }, filter: '', bands: new Set(), scrollTop: 0 };
-}
-
-function round2(v: number): number {
-  return Math.round(v * 100) / 100;
 }
 
 function escapeHtml(s: string): string {

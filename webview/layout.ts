@@ -7,7 +7,7 @@ export const LAYOUT = `
 </header>
 <main class="grid">
   <section class="card" aria-labelledby="h-models">
-    <h2 id="h-models">Tasks per band, per model</h2>
+    <h2 id="h-models">Tasks per band and mean pass@k, per model</h2>
     <div class="legend" id="legend" role="group" aria-label="band filter"></div>
     <div id="bars" class="bars"></div>
   </section>
@@ -36,6 +36,7 @@ export const LAYOUT = `
         <vscode-single-select id="export-band" aria-label="band to export"></vscode-single-select>
         <vscode-button id="export-json" title="save the tasks of this band as JSON">JSON</vscode-button>
         <vscode-button id="export-text" secondary title="save the task paths of this band, one per line">Paths</vscode-button>
+        <span id="export-status" class="export-status" role="status" aria-live="polite"></span>
       </span>
     </div>
     <div id="table"></div>

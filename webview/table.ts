@@ -1,5 +1,6 @@
 import type { Band, TaskBandRow } from '../src/core/band/types';
 import { BAND_LABELS } from '../src/core/bandview/classify';
+import { emptyColumns, rowAt, type TaskColumns } from '../src/core/bandview/columns';
 import { visibleRange } from '../src/core/bandview/table';
 import type { SortColumn, SortDir } from '../src/core/protocol/bandPanel';
 
@@ -25,7 +26,8 @@ const fmt = (v: number | null): string => (v === null ? '–' : `${Math.round(v 
 
 /**
  * A virtualised grid: only the rows in view (plus a few) exist in the DOM, positioned over a spacer
- * as tall as all rows, so 10,000 tasks cost the same as 30. Keyboard: the viewport takes focus and
+ * as tall as all rows, so 10,000 tasks cost the same as 30, and a row object is built from the
+ * columns only when it is drawn. Keyboard: the viewport takes focus and
  * moves an active row (aria-activedescendant) with the arrows, Page keys, Home/End; Enter or Space
  * activates it (reveals the task).
  */
@@ -35,7 +37,7 @@ export class VirtualTable {
   private readonly viewport: HTMLElement;
   private readonly spacer: HTMLElement;
   private readonly body: HTMLElement;
-  private rows: readonly TaskBandRow[] = [];
+  private rows: TaskColumns = emptyColumns();
   private bands: readonly Band[] = [];
   private order: readonly number[] = [];
   private active = 0;
@@ -97,7 +99,7 @@ export class VirtualTable {
     }).join('');
   }
 
-  setData(rows: readonly TaskBandRow[], bands: readonly Band[], order: readonly number[], k: number, resetScroll: boolean): void {
+  setData(rows: TaskColumns, bands: readonly Band[], order: readonly number[], k: number, resetScroll: boolean): void {
     this.rows = rows;
     this.bands = bands;
     this.order = order;
@@ -125,7 +127,8 @@ export class VirtualTable {
     let html = '';
     for (let pos = start; pos < end; pos++) {
       const i = this.order[pos]!;
-      const r = this.rows[i]!;
+      // Rows are built from the columns only for what is in view.
+      const r = rowAt(this.rows, i);
       const b = this.bands[i]!;
       const interval = r.interval ? ` <span class="interval">[${fmt(r.interval[0])}–${fmt(r.interval[1])}]</span>` : '';
       html += `<div class="vt-row${pos === this.active ? ' active' : ''}" role="row" id="vt-r${pos}" data-pos="${pos}" aria-rowindex="${pos + 2}" aria-selected="${pos === this.active}">`
@@ -156,7 +159,7 @@ export class VirtualTable {
 
   private activate(): void {
     const i = this.order[this.active];
-    if (i !== undefined) this.h.onActivate(this.rows[i]!);
+    if (i !== undefined) this.h.onActivate(rowAt(this.rows, i));
   }
 
   private onKey(e: KeyboardEvent): void {

@@ -3,10 +3,10 @@ import { describe, it } from 'node:test';
 import fc from 'fast-check';
 import { checkpointSeries } from '../../src/core/band/checkpoints';
 import { classifyBand, parseThresholds } from '../../src/core/band/classify';
-import { renderBandCsv, renderBandText } from '../../src/core/band/format';
+import { bandCountsText, meanPassAtKText, renderBandCsv, renderBandText } from '../../src/core/band/format';
 import { tallyRecords, type RecordSet } from '../../src/core/band/fromRecords';
 import { bandReport, type TaskTally } from '../../src/core/band/report';
-import { bootstrapMeanInterval, passAtK, wilsonInterval } from '../../src/core/band/stats';
+import { bootstrapMeanInterval, meanPassAtKInterval, passAtK, seededRandom, wilsonInterval } from '../../src/core/band/stats';
 import type { ModelBandReport } from '../../src/core/band/types';
 import type { TrialOutcome, TrialRecord } from '../../src/core/results/trial';
 
@@ -69,6 +69,77 @@ void describe('band: pass@k estimator', () => {
     assert.notDeepEqual(bootstrapMeanInterval(xs, { seed: 8 }), a);
     assert.deepEqual(bootstrapMeanInterval([1, 1, 1]), [1, 1]);
     assert.equal(bootstrapMeanInterval([]), null);
+  });
+});
+
+/**
+ * Simulated rollouts: T tasks whose true success rates follow Beta(a, b) (a, b integers), n attempts
+ * each; the target is the population's mean pass@2, E[1 − (1 − p)²] = 1 − b(b+1) / ((a+b)(a+b+1)).
+ * Returns the share of simulated task sets whose interval holds the target.
+ */
+function coverage(interval: (values: number[], rep: number) => [number, number] | null, T: number, n: number, a: number, b: number, reps = 300): number {
+  const rand = seededRandom(T * 1000 + n * 10 + a);
+  const gamma = (shape: number): number => { let s = 0; for (let i = 0; i < shape; i++) s -= Math.log(1 - rand()); return s; };
+  const target = 1 - (b * (b + 1)) / ((a + b) * (a + b + 1));
+  let hit = 0;
+  for (let r = 0; r < reps; r++) {
+    const values: number[] = [];
+    for (let t = 0; t < T; t++) {
+      const x = gamma(a), y = gamma(b);
+      const p = x / (x + y);
+      let c = 0;
+      for (let i = 0; i < n; i++) if (rand() < p) c++;
+      values.push(passAtK(n, c, 2)!);
+    }
+    const iv = interval(values, r)!;
+    if (iv[0] <= target && target <= iv[1]) hit++;
+  }
+  return hit / reps;
+}
+
+void describe('band: the interval of mean pass@k', () => {
+  void it('is the Wilson interval of tasks solved out of T when pass@k is 0 or 1, and never a point', () => {
+    assert.equal(meanPassAtKInterval([]), null);
+    // 6 of 8 tasks solved: n_eff = T·m(1−m)/s² = 7, close to the plain Wilson interval on 8.
+    const iv = meanPassAtKInterval([1, 1, 1, 0, 1, 1, 0, 1])!;
+    const w = wilsonInterval(6, 8)!;
+    assert.ok(Math.abs(iv[0] - w[0]) < 0.03 && Math.abs(iv[1] - w[1]) < 0.03, `${iv} vs ${w}`);
+    // Every task solved: the bootstrap says [1, 1]; this says what 10 tasks can say.
+    assert.deepEqual(bootstrapMeanInterval(Array<number>(10).fill(1)), [1, 1]);
+    const all = meanPassAtKInterval(Array<number>(10).fill(1))!;
+    assert.deepEqual(all.map((x) => Math.round(x * 1000) / 1000), [0.722, 1]);
+    assert.deepEqual(meanPassAtKInterval(Array<number>(10).fill(0))!.map((x) => Math.round(x * 1000) / 1000), [0, 0.278]);
+    fc.assert(fc.property(fc.array(fc.double({ min: 0, max: 1, noNaN: true }), { minLength: 1, maxLength: 50 }), (xs) => {
+      const [lo, hi] = meanPassAtKInterval(xs)!;
+      const m = xs.reduce((s, x) => s + x, 0) / xs.length;
+      assert.ok(lo >= 0 && hi <= 1 && lo <= m + 1e-9 && hi >= m - 1e-9 && hi > lo, `${lo} ${hi} mean ${m}`);
+    }));
+  });
+
+  void it('is written with its interval and the tasks it is over; band counts name every band', () => {
+    assert.deepEqual(meanPassAtKText({ meanPassAtK: 0.6213, interval: [0.58, 0.6634] }, 9812), { value: '62.1%', interval: '58.0–66.3%', tasks: '9,812 tasks' });
+    assert.deepEqual(meanPassAtKText({ meanPassAtK: null, interval: null }, 0), { value: '—', interval: '', tasks: '0 tasks' });
+    const report = bandReport([{ model: 'm', sources: [], tasks: [
+      { id: 'a', path: 'a', attempts: 2, successes: 2, infraErrors: 0, possiblyInfra: 0, pending: false },
+      { id: 'b', path: 'b', attempts: 1, successes: 1, infraErrors: 1, possiblyInfra: 0, pending: false },
+      { id: 'c', path: 'c', attempts: 2, successes: 0, infraErrors: 0, possiblyInfra: 0, pending: false },
+    ] }], { k: 2, broken: new Map([['c', 'oracle fails']]) });
+    // The Run Policy summary and the model picker: broken and insufficient are counted too.
+    assert.equal(bandCountsText(report.models[0]!.counts), '1 too easy, 0 in band, 0 too hard, 1 broken, 1 insufficient');
+    assert.equal(bandCountsText(report.models[0]!.counts, ' · '), '1 too easy · 0 in band · 0 too hard · 1 broken · 1 insufficient');
+  });
+
+  void it('covers the population mean about 95% of the time at every size, where the bootstrap does not', () => {
+    const ours = (v: number[]) => meanPassAtKInterval(v);
+    const boot = (v: number[], r: number) => bootstrapMeanInterval(v, { resamples: 300, seed: r + 1 });
+    // 10 easy tasks, 2 attempts: the bootstrap's interval misses most of the time.
+    const easyOurs = coverage(ours, 10, 2, 5, 1), easyBoot = coverage(boot, 10, 2, 5, 1);
+    assert.ok(easyOurs >= 0.9, `ours ${easyOurs}`);
+    assert.ok(easyBoot < 0.6, `bootstrap ${easyBoot}`);
+    for (const [T, n, a, b] of [[10, 2, 1, 1], [10, 4, 2, 2], [30, 4, 1, 1], [300, 4, 1, 1]] as const) {
+      const c = coverage(ours, T, n, a, b, 200);
+      assert.ok(c >= 0.9 && c <= 0.995, `T=${T} n=${n} Beta(${a},${b}): coverage ${c}`);
+    }
   });
 });
 

@@ -3,6 +3,7 @@ import path from 'node:path';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
 import { BANDS, type Band, type ModelBandReport, type TaskBandRow } from '../../src/core/band/types';
+import { idOf, indexOfId, rowAt, toColumns, toRows, type ColumnModel, type TaskColumns } from '../../src/core/bandview/columns';
 import { classifyAt, classifyModel, totalCount } from '../../src/core/bandview/classify';
 import { formatExport, tasksInBand } from '../../src/core/bandview/exportList';
 import { binIndex, binRates, suggestedBins } from '../../src/core/bandview/histogram';
@@ -17,6 +18,12 @@ const FIXTURE = path.resolve(__dirname, '../../../test/fixtures/band/workspace')
 function row(id: string, attempts: number, successes: number, extra: Partial<TaskBandRow> = {}): TaskBandRow {
   return { id, path: `tasks/${id}`, attempts, successes, infraErrors: 0, passAt1: attempts ? successes / attempts : null, passAtK: null, band: 'in-band', ...extra };
 }
+
+/** Models as the panel holds them: columns over one report (one id table). */
+function columns(...models: ModelBandReport[]): ColumnModel[] {
+  return [...toColumns({ version: 1, k: 2, models }).models];
+}
+const cols = (tasks: TaskBandRow[]): TaskColumns => columns(model('m', tasks))[0]!.tasks;
 
 function model(name: string, tasks: TaskBandRow[], checkpoint?: string): ModelBandReport {
   const counts = { 'too-easy': 0, 'in-band': 0, 'too-hard': 0, broken: 0, insufficient: 0 };
@@ -53,9 +60,11 @@ void describe('band view: classification at thresholds', () => {
   });
   void it('counts every task exactly once, and keeps the report bands at the report thresholds', () => {
     const tasks = [row('a', 2, 2, { band: 'too-easy' }), row('b', 2, 1), row('c', 2, 0, { band: 'too-hard' }), row('d', 1, 0, { band: 'insufficient' })];
-    const c = classifyModel('m', model('m', tasks), 2, { low: 0, high: 1 }, { low: 0, high: 1 });
+    const [m] = columns(model('m', tasks));
+    const c = classifyModel('m', m!, 2, { low: 0, high: 1 }, { low: 0, high: 1 });
     assert.deepEqual(c.counts, { 'too-easy': 1, 'in-band': 1, 'too-hard': 1, broken: 0, insufficient: 1 });
-    const moved = classifyModel('m', model('m', tasks), 2, { low: 0, high: 0.5 }, { low: 0, high: 1 });
+    const moved = classifyModel('m', m!, 2, { low: 0, high: 0.5 }, { low: 0, high: 1 });
+    assert.equal(c.scored, 0, 'no row has a pass@k');
     assert.deepEqual(moved.counts, { 'too-easy': 2, 'in-band': 0, 'too-hard': 1, broken: 0, insufficient: 1 });
     assert.equal(totalCount(moved.counts), tasks.length);
   });
@@ -92,25 +101,27 @@ void describe('band view: histogram binning', () => {
 void describe('band view: table sorting and filtering', () => {
   const rows = [row('task-10', 2, 1, { passAtK: 1 }), row('task-2', 2, 2, { passAtK: 1 }), row('task-1', 2, 0, { passAtK: 0 }), row('other', 0, 0, { passAtK: null })];
   const bands: Band[] = ['in-band', 'too-easy', 'too-hard', 'insufficient'];
-  const ids = (order: number[]): string[] => order.map((i) => rows[i]!.id);
+  const table = cols(rows);
+  const ids = (order: number[]): string[] => order.map((i) => idOf(table, i));
   void it('sorts ids naturally (task-2 before task-10)', () => {
-    assert.deepEqual(ids(queryRows(rows, bands, { sort: { column: 'id', dir: 'asc' }, filter: '' })), ['other', 'task-1', 'task-2', 'task-10']);
-    assert.deepEqual(ids(queryRows(rows, bands, { sort: { column: 'id', dir: 'desc' }, filter: '' })), ['task-10', 'task-2', 'task-1', 'other']);
+    assert.deepEqual(ids(queryRows(table, bands, { sort: { column: 'id', dir: 'asc' }, filter: '' })), ['other', 'task-1', 'task-2', 'task-10']);
+    assert.deepEqual(ids(queryRows(table, bands, { sort: { column: 'id', dir: 'desc' }, filter: '' })), ['task-10', 'task-2', 'task-1', 'other']);
   });
   void it('sorts numbers with ties broken by id, and missing values last in both directions', () => {
-    assert.deepEqual(ids(queryRows(rows, bands, { sort: { column: 'passAtK', dir: 'desc' }, filter: '' })), ['task-2', 'task-10', 'task-1', 'other']);
-    assert.deepEqual(ids(queryRows(rows, bands, { sort: { column: 'passAtK', dir: 'asc' }, filter: '' })), ['task-1', 'task-2', 'task-10', 'other']);
+    assert.deepEqual(ids(queryRows(table, bands, { sort: { column: 'passAtK', dir: 'desc' }, filter: '' })), ['task-2', 'task-10', 'task-1', 'other']);
+    assert.deepEqual(ids(queryRows(table, bands, { sort: { column: 'passAtK', dir: 'asc' }, filter: '' })), ['task-1', 'task-2', 'task-10', 'other']);
   });
   void it('sorts by band in band order', () => {
-    assert.deepEqual(ids(queryRows(rows, bands, { sort: { column: 'band', dir: 'asc' }, filter: '' })), ['task-2', 'task-10', 'task-1', 'other']);
+    assert.deepEqual(ids(queryRows(table, bands, { sort: { column: 'band', dir: 'asc' }, filter: '' })), ['task-2', 'task-10', 'task-1', 'other']);
   });
   void it('keeps rows that arrive in id order without re-sorting, and sorts rows that do not', () => {
     const sorted = [row('a-1', 2, 1), row('a-2', 2, 1), row('a-10', 2, 1), row('B-3', 2, 1)];
     const b4: Band[] = ['in-band', 'in-band', 'in-band', 'in-band'];
-    assert.deepEqual(queryRows(sorted, b4, { sort: { column: 'id', dir: 'asc' }, filter: '' }), [0, 1, 2, 3]);
-    assert.deepEqual(queryRows(sorted, b4, { sort: { column: 'id', dir: 'desc' }, filter: '' }), [3, 2, 1, 0]);
+    assert.deepEqual(queryRows(cols(sorted), b4, { sort: { column: 'id', dir: 'asc' }, filter: '' }), [0, 1, 2, 3]);
+    assert.deepEqual(queryRows(cols(sorted), b4, { sort: { column: 'id', dir: 'desc' }, filter: '' }), [3, 2, 1, 0]);
     const shuffled = [sorted[2]!, sorted[0]!, sorted[3]!, sorted[1]!];
-    assert.deepEqual(queryRows(shuffled, b4, { sort: { column: 'id', dir: 'asc' }, filter: '' }).map((i) => shuffled[i]!.id), ['a-1', 'a-2', 'a-10', 'B-3']);
+    const sh = cols(shuffled);
+    assert.deepEqual(queryRows(sh, b4, { sort: { column: 'id', dir: 'asc' }, filter: '' }).map((i) => idOf(sh, i)), ['a-1', 'a-2', 'a-10', 'B-3']);
   });
   void it('compares ids in the same natural order as the sort keys (property)', () => {
     const id = fc.array(fc.oneof(fc.constantFrom('a', 'B', 'z', '-', '_', '.'), fc.integer({ min: 0, max: 99_999 }).map(String), fc.constantFrom('0', '007')), { maxLength: 6 }).map((p) => p.join(''))
@@ -123,14 +134,14 @@ void describe('band view: table sorting and filtering', () => {
     }));
   });
   void it('filters by words in id or path, by band and by a picked set', () => {
-    assert.deepEqual(ids(queryRows(rows, bands, { sort: { column: 'id', dir: 'asc' }, filter: 'TASK 1' })), ['task-1', 'task-10']);
-    assert.deepEqual(ids(queryRows(rows, bands, { sort: { column: 'id', dir: 'asc' }, filter: '', bands: ['too-hard', 'too-easy'] })), ['task-1', 'task-2']);
-    assert.deepEqual(ids(queryRows(rows, bands, { sort: { column: 'id', dir: 'asc' }, filter: '', only: new Set(['other']) })), ['other']);
+    assert.deepEqual(ids(queryRows(table, bands, { sort: { column: 'id', dir: 'asc' }, filter: 'TASK 1' })), ['task-1', 'task-10']);
+    assert.deepEqual(ids(queryRows(table, bands, { sort: { column: 'id', dir: 'asc' }, filter: '', bands: ['too-hard', 'too-easy'] })), ['task-1', 'task-2']);
+    assert.deepEqual(ids(queryRows(table, bands, { sort: { column: 'id', dir: 'asc' }, filter: '', only: new Set(['other']) })), ['other']);
   });
   void it('returns a permutation of the matching rows (property)', () => {
     fc.assert(fc.property(fc.array(fc.record({ a: fc.integer({ min: 0, max: 5 }), s: fc.integer({ min: 0, max: 5 }) }), { maxLength: 60 }), (spec) => {
       const rs = spec.map((x, i) => row(`t${i}`, x.a, Math.min(x.s, x.a)));
-      const order = queryRows(rs, rs.map(() => 'in-band' as Band), { sort: { column: 'successes', dir: 'desc' }, filter: '' });
+      const order = queryRows(cols(rs), rs.map(() => 'in-band' as Band), { sort: { column: 'successes', dir: 'desc' }, filter: '' });
       assert.deepEqual([...order].sort((a, b) => a - b), rs.map((_, i) => i));
       for (let i = 1; i < order.length; i++) assert.ok(rs[order[i - 1]!]!.successes >= rs[order[i]!]!.successes);
     }));
@@ -148,7 +159,11 @@ void describe('band view: model vs model', () => {
     const A = model('a', [row('x', 2, 2, { band: 'too-easy' }), row('y', 2, 1), row('z', 2, 1), row('only-a', 2, 0, { band: 'too-hard' })]);
     const B = model('b', [row('x', 2, 1), row('y', 2, 1), row('z', 2, 1), row('only-b', 2, 2, { band: 'too-easy' })]);
     const t = { low: 0, high: 1 };
-    const p = pairModels(classifyModel('a', A, 2, t, t), classifyModel('b', B, 2, t, t));
+    const [a, b] = columns(A, B);
+    const p = pairModels(classifyModel('a', a!, 2, t, t), classifyModel('b', b!, 2, t, t));
+    // Models of two reports (two id tables) pair by name the same way.
+    const q = pairModels(classifyModel('a', columns(A)[0]!, 2, t, t), classifyModel('b', columns(B)[0]!, 2, t, t));
+    assert.deepEqual([q.paired, q.differing, q.onlyA, q.onlyB], [3, 1, 1, 1]);
     assert.equal(p.paired, 3);
     assert.equal(p.differing, 1);
     assert.deepEqual([p.onlyA, p.onlyB], [1, 1]);
@@ -175,8 +190,16 @@ void describe('band view on the fixture results (the numbers the e2e test assert
     assert.deepEqual(report.models.map((m) => `${m.model}${m.checkpoint ? ` @ ${m.checkpoint}` : ''}`),
       ['claude-sonnet', 'policy-9b @ step-100', 'policy-9b @ step-200', 'policy-9b @ step-300', 'policy-9b @ step-400', 'policy-9b @ step-500']);
   });
+  void it('keeps every field of every row in the columns, and builds a row only when asked', () => {
+    const c = toColumns(report);
+    assert.deepEqual(toRows(c), report);
+    const m = c.models[0]!.tasks;
+    assert.ok(m.passAtK instanceof Float64Array && m.id instanceof Int32Array, 'typed columns, no row objects');
+    assert.deepEqual(rowAt(m, indexOfId(m, 'hotel')), report.models[0]!.tasks.find((t) => t.id === 'hotel'));
+    assert.equal(indexOfId(m, 'nobody'), -1);
+  });
   void it('has the counts per band the fixture implies, with infra errors apart', () => {
-    const v = buildReportView(report);
+    const v = buildReportView(toColumns(report));
     assert.deepEqual(v.models[0]!.counts, { 'too-easy': 1, 'in-band': 3, 'too-hard': 2, broken: 1, insufficient: 1 });
     assert.equal(v.models[0]!.infraErrors, 3);
   });
@@ -184,7 +207,7 @@ void describe('band view on the fixture results (the numbers the e2e test assert
     for (const m of report.models) for (const r of m.tasks) assert.equal(classifyAt(r, report.k, report.thresholds!), r.band, `${m.model} ${r.id}`);
   });
   void it('moves the 1-of-2 tasks to too easy when the upper threshold drops to 50%', () => {
-    const v = buildReportView(report, { low: 0, high: 0.5 });
+    const v = buildReportView(toColumns(report), { low: 0, high: 0.5 });
     assert.deepEqual(v.models[0]!.counts, { 'too-easy': 4, 'in-band': 0, 'too-hard': 2, broken: 1, insufficient: 1 });
   });
   void it('marks policy-9b saturated from step-300', () => {
@@ -194,12 +217,12 @@ void describe('band view on the fixture results (the numbers the e2e test assert
     assert.equal(s!.points[s!.saturatedFrom!]!.checkpoint, 'step-300');
   });
   void it('exports the in-band tasks as paths or as JSON', () => {
-    const tasks = tasksInBand(report, 'claude-sonnet', 'in-band', report.thresholds!);
+    const tasks = tasksInBand(toColumns(report), 'claude-sonnet', 'in-band', report.thresholds!);
     assert.equal(formatExport(tasks, 'text', { model: 'claude-sonnet', band: 'in-band', k: 2, thresholds: report.thresholds! }), 'tasks/bravo\ntasks/charlie\ntasks/echo\n');
     const json = JSON.parse(formatExport(tasks, 'json', { model: 'claude-sonnet', band: 'in-band', k: 2, thresholds: report.thresholds! })) as { tasks: { id: string }[]; band: string };
     assert.deepEqual(json.tasks.map((t) => t.id), ['bravo', 'charlie', 'echo']);
     assert.equal(json.band, 'in-band');
-    assert.throws(() => tasksInBand(report, 'nobody', 'all', report.thresholds!), /no model 'nobody'/);
+    assert.throws(() => tasksInBand(toColumns(report), 'nobody', 'all', report.thresholds!), /no model 'nobody'/);
   });
 });
 

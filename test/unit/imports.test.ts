@@ -116,6 +116,8 @@ void describe('imports: Terminal-Bench 1 runs', () => {
     assert.equal(classifyTb1(null, 'test_timeout').outcome, 'verifier-timeout');
     assert.equal(classifyTb1(null, 'parse_error').outcome, 'infra-error');
     assert.equal(classifyTb1(null, 'parse_error').infraKind, 'possibly-infra');
+    // parse_error is what TB1 reports when the pane capture after tests that passed came back empty.
+    assert.deepEqual(classifyTb1(true, 'parse_error'), { outcome: 'infra-error', infraKind: 'possibly-infra' });
     assert.equal(classifyTb1(false, 'context_length_exceeded').outcome, 'failed');
     assert.equal(classifyTb1(null, 'unset').outcome, 'infra-error');
   });
@@ -129,6 +131,55 @@ void describe('imports: Terminal-Bench 1 runs', () => {
       'csv-report': 'in-band 1/2 0',
       'hello-world': 'too-easy 2/2 0',
     });
+  });
+});
+
+void describe('imports: one model whichever harness ran it', () => {
+  void it('reads a Harbor job and a TB1 run of the same model as one model row', () => {
+    const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'tw-same-model-'));
+    try {
+      // The TB1 run names the model by its LiteLLM route, as `tb run --model anthropic/…` records it.
+      const run = path.join(tmp, 'run');
+      fs.cpSync(TB1_RUN, run, { recursive: true });
+      const metaFile = path.join(run, 'run_metadata.json');
+      const meta = JSON.parse(fs.readFileSync(metaFile, 'utf8')) as Record<string, unknown>;
+      meta.model_name = 'anthropic/claude-sonnet-4-5';
+      fs.writeFileSync(metaFile, JSON.stringify(meta));
+      // The Harbor job's model_info names the bare id (the fixture's), its config the routed one.
+      const harbor = readHarborJob(HARBOR_JOB);
+      const tb1 = readTb1Run(run);
+      assert.equal(tb1.records[0]!.model, harbor.records[0]!.model);
+      const report = bandReport(tallyRecords([harbor, tb1]), { k: 2 });
+      assert.deepEqual(report.models.map((m) => m.model), ['claude-sonnet-4-5']);
+      const ids = report.models[0]!.tasks.map((t) => t.id);
+      assert.ok(ids.includes('crack-7z') && ids.includes('fix-permissions'), ids.join(', '));
+    } finally {
+      fs.rmSync(tmp, { recursive: true, force: true });
+    }
+  });
+
+  void it('counts a TB1 parse_error after passing tests as possibly infra, not a failed attempt', () => {
+    const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'tw-tb1-parse-'));
+    try {
+      const run = path.join(tmp, 'run');
+      fs.cpSync(TB1_RUN, run, { recursive: true });
+      const file = path.join(run, 'results.json');
+      const all = JSON.parse(fs.readFileSync(file, 'utf8')) as { results: Record<string, unknown>[] };
+      const r = all.results.find((x) => x.trial_name === 'csv-report.2-of-2.2026-11-20__12-00-00')!;
+      assert.ok(r, 'fixture trial csv-report attempt 2');
+      r.is_resolved = true;
+      r.failure_mode = 'parse_error';
+      fs.writeFileSync(file, JSON.stringify(all));
+      const set = readTb1Run(run);
+      const rec = set.records.find((x) => x.trial === 'csv-report.2-of-2.2026-11-20__12-00-00')!;
+      assert.equal(rec.outcome, 'infra-error');
+      assert.equal(rec.infra?.kind, 'possibly-infra');
+      const row = bandReport(tallyRecords([set]), { k: 2 }).models[0]!.tasks.find((t) => t.id === 'csv-report')!;
+      assert.equal(row.possiblyInfra, 1, 'shown apart');
+      assert.equal(row.attempts, 1, 'not a failed attempt: it leaves the denominator');
+    } finally {
+      fs.rmSync(tmp, { recursive: true, force: true });
+    }
   });
 });
 

@@ -107,7 +107,7 @@ void describe('integrity: verifier-oom through counting and the panel', () => {
     assert.equal(report.models[0]!.tasks[0]!.verifierOom, 1);
     assert.ok(isBandReport(report));
     assert.match(renderBandText(report), /1 verifier OOM/);
-    assert.equal(decodeReport(encodeReport(report))!.models[0]!.tasks[0]!.verifierOom, 1);
+    assert.equal(decodeReport(encodeReport(report))!.models[0]!.tasks.verifierOom.get(0), 1);
     // Records written before these outcomes existed read the same.
     const old = parseTrialsJsonl(`${JSON.stringify(rec({ outcome: 'infra-error', reward: null, infra: { kind: 'exec-failed', message: 'x' } }))}\n${JSON.stringify(rec({ trial: 'n', outcome: 'verifier-oom', reward: null }))}\n`);
     assert.deepEqual([old.trials.length, old.skipped], [2, 0]);

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { BandReport } from '../../src/core/band/types';
 import { isBandReport, modelKey, parseHostMessage, parseWebviewMessage, sanitizeViewState, toWire } from '../../src/core/protocol/bandPanel';
+import { toRows } from '../../src/core/bandview/columns';
 import { decodeReport, encodeReport } from '../../src/core/protocol/bandWire';
 import { reportFromResults } from '../../src/extension/panel/loadReport';
 
@@ -42,14 +43,17 @@ void describe('band panel protocol: host → webview', () => {
     const data = toWire({ report, source: '/w/.taskwright/runs', live: true });
     const init = parseHostMessage({ type: 'init', data });
     assert.equal(init?.type, 'init');
-    assert.deepEqual(init?.type === 'init' ? init.data : undefined, { report, source: '/w/.taskwright/runs', live: true });
+    assert.deepEqual(init?.type === 'init' ? { ...init.data, report: toRows(init.data.report) } : undefined, { report, source: '/w/.taskwright/runs', live: true });
     assert.equal(parseHostMessage({ type: 'update', data })?.type, 'update');
     assert.equal(parseHostMessage({ type: 'update', data: { report, source: 's', live: true } }), undefined, 'a plain (non-wire) report is not a message');
     // A new source (the view state starts afresh) carries its data like an update, checked the same way.
     const source = parseHostMessage({ type: 'source', data });
-    assert.deepEqual(source, { type: 'source', data: { report, source: '/w/.taskwright/runs', live: true } });
+    assert.deepEqual(source?.type === 'source' ? { ...source, data: { ...source.data, report: toRows(source.data.report) } } : source, { type: 'source', data: { report, source: '/w/.taskwright/runs', live: true } });
     assert.equal(parseHostMessage({ type: 'source', data: { report, source: 's', live: true } }), undefined);
     assert.deepEqual(parseHostMessage({ type: 'exported', count: 3, file: 'a.json' }), { type: 'exported', count: 3, file: 'a.json' });
+    // A failed export says so next to its buttons; other errors go to the panel's status line.
+    assert.deepEqual(parseHostMessage({ type: 'error', message: 'EACCES', about: 'export' }), { type: 'error', message: 'EACCES', about: 'export' });
+    assert.deepEqual(parseHostMessage({ type: 'error', message: 'x', about: 'elsewhere' }), { type: 'error', message: 'x' });
   });
   void it('rejects reports that break the contract', () => {
     const task = report.models[0]!.tasks[0]!;
@@ -69,9 +73,9 @@ void describe('band panel protocol: host → webview', () => {
 
 void describe('band panel wire format', () => {
   void it('round-trips a report (numbers at the precision the panel shows)', () => {
-    assert.deepEqual(decodeReport(encodeReport(report)), report);
+    assert.deepEqual(toRows(decodeReport(encodeReport(report))!), report);
     const fixture = reportFromResults([`${__dirname}/../../../test/fixtures/band/workspace`]).report;
-    const back = decodeReport(JSON.parse(JSON.stringify(encodeReport(fixture))))!;
+    const back = toRows(decodeReport(JSON.parse(JSON.stringify(encodeReport(fixture))))!);
     assert.equal(back.models.length, fixture.models.length);
     fixture.models.forEach((m, i) => {
       const b = back.models[i]!;
@@ -84,9 +88,15 @@ void describe('band panel wire format', () => {
     });
     assert.deepEqual(back.series, fixture.series);
   });
-  void it('stores each task id once however many models ran it', () => {
+  void it('stores each task id once however many models ran it, in natural order, and fractions as integers', () => {
     const two = { ...report, models: [report.models[0]!, { ...report.models[0]!, model: 'n' }] };
     assert.deepEqual(encodeReport(two).ids, ['t']);
+    const row = (id: string) => ({ ...report.models[0]!.tasks[0]!, id, path: `tasks/${id}` });
+    const three = encodeReport({ ...report, models: [{ ...report.models[0]!, tasks: [row('task-10'), row('task-2'), row('Task-1')] }] });
+    assert.deepEqual(three.ids, ['Task-1', 'task-2', 'task-10']);
+    assert.deepEqual(three.models[0]!.rows.id, [2, 1, 0]);
+    assert.deepEqual(three.models[0]!.rows.lo, [900, 900, 900]);
+    assert.deepEqual(encodeReport(report).models[0]!.rows.passAt1, [5000]);
   });
   void it('rejects broken columns: lengths, indices, ranges, successes above attempts', () => {
     const w = JSON.parse(JSON.stringify(encodeReport(report))) as { models: { rows: Record<string, unknown[]> }[] };
@@ -97,11 +107,14 @@ void describe('band panel wire format', () => {
     };
     assert.equal(decodeReport(broken((r) => { r.id = [5]; })), undefined);
     assert.equal(decodeReport(broken((r) => { r.attempts = [2, 2]; })), undefined);
-    assert.equal(decodeReport(broken((r) => { r.passAtK = [1.2]; })), undefined);
+    assert.equal(decodeReport(broken((r) => { r.passAtK = [12_000]; })), undefined);
+    assert.equal(decodeReport(broken((r) => { r.passAtK = [0.5]; })), undefined, 'fractions travel as integers');
     assert.equal(decodeReport(broken((r) => { r.band = [9]; })), undefined);
     assert.equal(decodeReport(broken((r) => { r.successes = [3]; })), undefined);
-    assert.equal(decodeReport(broken((r) => { r.lo = [0.95]; })), undefined);
-    assert.equal(decodeReport({ ...w, wire: 2 }), undefined);
+    assert.equal(decodeReport(broken((r) => { r.lo = [9500]; })), undefined);
+    assert.equal(decodeReport(broken((r) => { r.lo = [-1]; })), undefined, 'an interval with one bound');
+    assert.equal(decodeReport(broken((r) => { r.pending = [3]; })), undefined);
+    assert.equal(decodeReport({ ...w, wire: 1 }), undefined);
     assert.equal(decodeReport(null), undefined);
   });
 });

@@ -13,7 +13,10 @@ export function compareCheckpoints(a: string, b: string): number {
   return collator.compare(a, b);
 }
 
-function pointOf(m: ModelBandReport): CheckpointPoint {
+/** What a checkpoint point reads of a model's report (not its tasks). */
+export type ModelSummary = Pick<ModelBandReport, 'model' | 'checkpoint' | 'meanPassAtK' | 'interval' | 'inBandShare' | 'counts'>;
+
+function pointOf(m: ModelSummary): CheckpointPoint {
   return {
     checkpoint: m.checkpoint ?? '',
     meanPassAtK: m.meanPassAtK,
@@ -30,8 +33,8 @@ function saturatedPoint(p: CheckpointPoint, rule: SaturationRule): string | unde
 }
 
 /** Series of one model over its checkpoints, with the saturation flag over the last `window` of them. */
-export function checkpointSeries(reports: readonly ModelBandReport[], rule: SaturationRule = DEFAULT_SATURATION): CheckpointSeries[] {
-  const byModel = new Map<string, ModelBandReport[]>();
+export function checkpointSeries(reports: readonly ModelSummary[], rule: SaturationRule = DEFAULT_SATURATION): CheckpointSeries[] {
+  const byModel = new Map<string, ModelSummary[]>();
   for (const r of reports) {
     if (r.checkpoint === undefined) continue;
     const list = byModel.get(r.model) ?? [];

@@ -1,5 +1,5 @@
 import type { TimeoutPolicySummary } from '../results/timeoutPolicy';
-import { BANDS, type BandReport, type ModelBandReport, type TaskBandRow } from './types';
+import { BANDS, type Band, type BandReport, type ModelBandReport, type TaskBandRow } from './types';
 
 /** How the header says what an agent timeout meant (`--timeout-policy`). */
 const POLICY_TEXT: Readonly<Record<TimeoutPolicySummary, string>> = {
@@ -10,6 +10,31 @@ const POLICY_TEXT: Readonly<Record<TimeoutPolicySummary, string>> = {
 
 const pct = (x: number | null | undefined): string => (x === null || x === undefined ? '—' : `${(x * 100).toFixed(1)}%`);
 const num3 = (x: number | null | undefined): string => (x === null || x === undefined ? '' : x.toFixed(4));
+
+const BAND_WORDS: Readonly<Record<Band, string>> = { 'too-easy': 'too easy', 'in-band': 'in band', 'too-hard': 'too hard', broken: 'broken', insufficient: 'insufficient' };
+
+/** 9812 → '9,812' without Intl (its first call costs the panel's first frame tens of milliseconds). */
+function thousands(n: number): string {
+  return String(n).replace(/\B(?=(\d{3})+(?!\d))/g, ',');
+}
+
+/** Every band's count, none left out: "1 too easy, 3 in band, 2 too hard, 1 broken, 1 insufficient". */
+export function bandCountsText(counts: Readonly<Record<Band, number>>, sep = ', '): string {
+  return BANDS.map((b) => `${counts[b]} ${BAND_WORDS[b]}`).join(sep);
+}
+
+/**
+ * A model's mean pass@k and its interval as the band panel shows them: `{ value: '62.1%', interval:
+ * '58.0–66.3%' }` (interval empty when there is none), over `scored` tasks (those with all of at least k
+ * valid attempts in). The interval is meanPassAtKInterval's, computed with the report.
+ */
+export function meanPassAtKText(m: Pick<ModelBandReport, 'meanPassAtK' | 'interval'>, scored: number): { readonly value: string; readonly interval: string; readonly tasks: string } {
+  return {
+    value: pct(m.meanPassAtK),
+    interval: m.interval && m.meanPassAtK !== null ? `${(m.interval[0] * 100).toFixed(1)}–${pct(m.interval[1])}` : '',
+    tasks: `${thousands(scored)} task${scored === 1 ? '' : 's'}`,
+  };
+}
 
 function modelTitle(m: ModelBandReport): string {
   return `${m.model}${m.checkpoint !== undefined ? ` @ ${m.checkpoint}` : ''}${m.agent && m.agent !== m.model ? ` (${m.agent})` : ''}`;

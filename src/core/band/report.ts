@@ -1,6 +1,6 @@
 import { summarizePolicies, type TimeoutPolicySummary } from '../results/timeoutPolicy';
 import { classifyBand, DEFAULT_BAND_THRESHOLDS, DEFAULT_K } from './classify';
-import { bootstrapMeanInterval, mean, passAtK, wilsonInterval, type BootstrapOptions } from './stats';
+import { mean, meanPassAtKInterval, passAtK, wilsonInterval } from './stats';
 import { BANDS, type Band, type BandReport, type BandThresholds, type ModelBandReport, type TaskBandRow } from './types';
 
 /** Everything the report needs about one task under one model, counted from its trials. */
@@ -36,7 +36,6 @@ export interface BandOptions {
   readonly k?: number;
   readonly thresholds?: BandThresholds;
   readonly broken?: BrokenTasks;
-  readonly bootstrap?: BootstrapOptions;
 }
 
 export function emptyBandCounts(): Record<Band, number> {
@@ -74,7 +73,7 @@ export function taskRow(t: TaskTally, k: number, th: BandThresholds, broken?: Br
 
 /**
  * One model's report: per-task rows and, over the tasks with at least k valid attempts (all in),
- * the mean pass@k with a seeded bootstrap interval over tasks.
+ * the mean pass@k with its interval (meanPassAtKInterval: Wilson with the tasks' effective sample size).
  */
 export function modelReport(m: ModelTally, options: BandOptions = {}): ModelBandReport {
   const k = options.k ?? DEFAULT_K;
@@ -89,7 +88,7 @@ export function modelReport(m: ModelTally, options: BandOptions = {}): ModelBand
     model: m.model,
     ...(m.checkpoint !== undefined ? { checkpoint: m.checkpoint } : {}),
     meanPassAtK: mean(scored),
-    interval: bootstrapMeanInterval(scored, options.bootstrap),
+    interval: meanPassAtKInterval(scored),
     counts,
     infraErrors: rows.reduce((s, r) => s + r.infraErrors, 0),
     tasks: rows,

@@ -68,8 +68,9 @@ export interface BootstrapOptions {
 export const DEFAULT_BOOTSTRAP = { resamples: 2000, seed: 20240601, level: 0.95 } as const;
 
 /**
- * Percentile bootstrap interval of the mean: tasks are resampled with replacement, which is the
- * uncertainty that matters for "mean pass@k over this task set". Null without values.
+ * Percentile bootstrap interval of the mean (tasks resampled with replacement). Not what the band
+ * reports (see meanPassAtKInterval: at a few dozen tasks, or with tasks near 0 or 1, it covers far less
+ * than 95%); kept as the reference the unit tests compare against. Null without values.
  */
 export function bootstrapMeanInterval(values: readonly number[], options: BootstrapOptions = {}): [number, number] | null {
   if (values.length === 0) return null;
@@ -86,4 +87,41 @@ export function bootstrapMeanInterval(values: readonly number[], options: Bootst
   means.sort((a, b) => a - b);
   const alpha = (1 - level) / 2;
   return [quantileSorted(means, alpha), quantileSorted(means, 1 - alpha)];
+}
+
+/**
+ * The interval of a model's **mean pass@k** over tasks — the number the band panel and `taskwright band`
+ * show — at the given z (1.96 ≈ 95%). Null without values.
+ *
+ * Method: the Wilson score interval of the mean with Kish's effective sample size,
+ * n_eff = m(1 − m) / (s² / T) for T per-task pass@k values with mean m and sample variance s²
+ * (Korn & Graubard's approach to proportions from clustered samples). Why this one:
+ * - It is the interval of the quantity shown: the mean of per-task unbiased pass@k values, each in
+ *   [0, 1]. Its variance s²/T is estimated from the tasks, so it counts both the choice of tasks and
+ *   each task's few attempts (attempts are nested in tasks: the tasks' spread already holds the
+ *   attempt noise, the way a cluster bootstrap resamples only the clusters).
+ * - With pass@k in {0, 1} (k = attempts, the usual pass@2 of 2 attempts) n_eff ≈ T and this is the
+ *   Wilson interval of "tasks solved out of T", the same interval each task row shows for its attempts.
+ * - It never collapses to a point: when every task sits at 0 or 1 (s² = 0) n_eff falls back to T, the
+ *   Bernoulli worst case, so 10 tasks all solved read [72%, 100%], not [100%, 100%].
+ * - At small T or near 0 and 1 a percentile bootstrap over tasks covers far less than 95% (simulated
+ *   in test/unit/band.test.ts: 37% for 10 easy tasks), while this stays near 95% at every size; at
+ *   thousands of tasks both give the same width. It is also O(T), where a 2,000-resample bootstrap
+ *   of 10,000 tasks costs 20 million draws on every live update.
+ */
+export function meanPassAtKInterval(values: readonly number[], z = 1.96): [number, number] | null {
+  const t = values.length;
+  if (t === 0) return null;
+  let sum = 0;
+  for (const v of values) sum += v;
+  const m = sum / t;
+  let ss = 0;
+  for (const v of values) ss += (v - m) * (v - m);
+  const s2 = t > 1 ? ss / (t - 1) : 0;
+  const nEff = s2 > 0 && m > 0 && m < 1 ? Math.max(1, (m * (1 - m) * t) / s2) : t;
+  const z2 = z * z;
+  const denom = 1 + z2 / nEff;
+  const centre = (m + z2 / (2 * nEff)) / denom;
+  const half = (z * Math.sqrt((m * (1 - m)) / nEff + z2 / (4 * nEff * nEff))) / denom;
+  return [Math.max(0, centre - half), Math.min(1, centre + half)];
 }

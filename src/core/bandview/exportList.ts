@@ -1,5 +1,6 @@
-import type { Band, BandReport, BandThresholds } from '../band/types';
+import type { Band, BandThresholds } from '../band/types';
 import type { ExportFormat } from '../protocol/bandPanel';
+import { idOf, pathOf, type ColumnReport } from './columns';
 import { buildReportView } from './view';
 
 export interface ExportedTask {
@@ -10,15 +11,17 @@ export interface ExportedTask {
 }
 
 /** Tasks of one model in one band (or all) at the given thresholds — what a user curates a set from. */
-export function tasksInBand(report: BandReport, key: string, band: Band | 'all', t: BandThresholds): ExportedTask[] {
+export function tasksInBand(report: ColumnReport, key: string, band: Band | 'all', t: BandThresholds): ExportedTask[] {
   const view = buildReportView(report, t);
   const c = view.models.find((x) => x.key === key);
   if (!c) throw new Error(`no model '${key}' in the band report (models: ${view.models.map((x) => x.key).join(', ') || 'none'})`);
   const out: ExportedTask[] = [];
-  c.source.tasks.forEach((row, i) => {
+  const cols = c.source.tasks;
+  for (let i = 0; i < cols.length; i++) {
     const b = c.bands[i]!;
-    if (band === 'all' || b === band) out.push({ id: row.id, path: row.path, band: b, passAtK: row.passAtK });
-  });
+    const p = cols.passAtK[i]!;
+    if (band === 'all' || b === band) out.push({ id: idOf(cols, i), path: pathOf(cols, i), band: b, passAtK: Number.isNaN(p) ? null : p });
+  }
   return out;
 }
 

@@ -12,9 +12,9 @@ export interface HistogramBin {
 
 /**
  * Bins per-task success rates in [0,1] into `binCount` equal bins (the last one closed at 1).
- * Tasks without a rate (no valid attempt) are counted in `missing`, not in a bin.
+ * Tasks without a rate (no valid attempt: null or NaN) are counted in `missing`, not in a bin.
  */
-export function binRates(rates: readonly (number | null)[], bands: readonly Band[], binCount: number): { bins: HistogramBin[]; missing: number; max: number } {
+export function binRates(rates: ArrayLike<number | null>, bands: readonly Band[], binCount: number): { bins: HistogramBin[]; missing: number; max: number } {
   if (!Number.isInteger(binCount) || binCount < 1) throw new RangeError(`binCount must be a positive integer (got ${binCount})`);
   const totals = new Array<number>(binCount).fill(0);
   const byBand = Array.from({ length: binCount }, () => emptyCounts());

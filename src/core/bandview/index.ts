@@ -5,3 +5,4 @@ export * from './pairing';
 export * from './trend';
 export * from './exportList';
 export * from './view';
+export * from './columns';

@@ -1,4 +1,4 @@
-import { DEFAULT_SATURATION, checkpointSeries } from '../band/checkpoints';
+import { DEFAULT_SATURATION, checkpointSeries, type ModelSummary } from '../band/checkpoints';
 import type { BandReport, CheckpointPoint, SaturationRule } from '../band/types';
 
 export interface TrendPoint extends CheckpointPoint {
@@ -32,7 +32,7 @@ function meetsRule(p: CheckpointPoint, rule: SaturationRule): boolean {
  * computes saturation), else computed from its models with the same rule. A saturated series marks
  * where its final run of saturated checkpoints starts, so the chart can say "saturated from X".
  */
-export function checkpointTrends(report: Pick<BandReport, 'models' | 'series'>): TrendSeries[] {
+export function checkpointTrends(report: { readonly models: readonly ModelSummary[]; readonly series?: BandReport['series'] }): TrendSeries[] {
   const series = report.series ?? checkpointSeries(report.models, DEFAULT_SATURATION);
   return series.filter((s) => s.points.length > 0).map((s) => {
     const steps = s.points.map((p) => checkpointStep(p.checkpoint));

@@ -1,6 +1,7 @@
-import type { BandReport, BandThresholds } from '../band/types';
+import type { BandThresholds } from '../band/types';
 import { modelKey } from '../protocol/bandPanel';
 import { DEFAULT_THRESHOLDS, classifyModel, type ClassifiedModel } from './classify';
+import type { ColumnReport, ModelHead } from './columns';
 
 export interface ReportView {
   readonly k: number;
@@ -11,20 +12,29 @@ export interface ReportView {
 }
 
 /** Every model of a report classified at `thresholds` (the report's own when absent). */
-export function buildReportView(report: BandReport, thresholds?: BandThresholds): ReportView {
+export function buildReportView(report: ColumnReport, thresholds?: BandThresholds): ReportView {
   const reportThresholds = report.thresholds ?? DEFAULT_THRESHOLDS;
   const t = thresholds ?? reportThresholds;
+  const keys = modelKeys(report.models);
   let maxAttempts = 0;
-  const models = report.models.map((m) => {
-    for (const r of m.tasks) if (r.attempts > maxAttempts) maxAttempts = r.attempts;
-    return classifyModel(uniqueKey(report, m), m, report.k, t, reportThresholds);
+  const models = report.models.map((m, i) => {
+    const a = m.tasks.attempts;
+    for (let j = 0; j < a.length; j++) if (a[j]! > maxAttempts) maxAttempts = a[j]!;
+    return classifyModel(keys[i]!, m, report.k, t, reportThresholds);
   });
   return { k: report.k, reportThresholds, thresholds: t, models, maxAttempts };
 }
 
 /** Keys are `model @ checkpoint`; a duplicate (the same model twice in one report) gets a `#n` suffix. */
-function uniqueKey(report: BandReport, m: BandReport['models'][number]): string {
-  const key = modelKey(m);
-  const same = report.models.filter((x) => modelKey(x) === key);
-  return same.length > 1 ? `${key} #${same.indexOf(m) + 1}` : key;
+export function modelKeys(models: readonly Pick<ModelHead, 'model' | 'checkpoint'>[]): string[] {
+  const base = models.map((m) => modelKey(m));
+  const total = new Map<string, number>();
+  for (const k of base) total.set(k, (total.get(k) ?? 0) + 1);
+  const seen = new Map<string, number>();
+  return base.map((k) => {
+    if (total.get(k)! < 2) return k;
+    const n = (seen.get(k) ?? 0) + 1;
+    seen.set(k, n);
+    return `${k} #${n}`;
+  });
 }

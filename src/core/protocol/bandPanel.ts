@@ -7,6 +7,7 @@
  * Handshake: the webview posts `ready` once its listeners are in place; the host sends nothing before
  * that (messages posted earlier are lost), then `init`, then any number of `update`s while a run streams.
  */
+import type { ColumnReport } from '../bandview/columns';
 import { decodeReport, encodeReport, type WireReport } from './bandWire';
 import { BANDS, type Band, type BandReport, type BandThresholds, type CheckpointSeries, type ModelBandReport, type TaskBandRow } from '../band/types';
 import { TIMEOUT_POLICY_SUMMARIES } from '../results/timeoutPolicy';
@@ -43,6 +44,13 @@ export interface PanelViewState {
   readonly scrollTop?: number;
 }
 
+/** PanelData as the webview holds it: the report's tasks as columns (src/core/bandview/columns.ts). */
+export interface ColumnPanelData {
+  readonly report: ColumnReport;
+  readonly source: string;
+  readonly live: boolean;
+}
+
 /** PanelData as posted: the report in its compact wire form (see bandWire.ts). */
 export interface WirePanelData {
   readonly report: WireReport;
@@ -56,15 +64,16 @@ export type HostToWebview =
   /** The panel now shows another results source: the view state (thresholds, filters, selection) starts afresh. */
   | { readonly type: 'source'; readonly data: WirePanelData }
   | { readonly type: 'exported'; readonly count: number; readonly file: string }
-  | { readonly type: 'error'; readonly message: string };
+  /** `about: 'export'` when an export failed: shown next to the export buttons. */
+  | { readonly type: 'error'; readonly message: string; readonly about?: 'export' };
 
-/** A host message once validated, with its report decoded. */
+/** A host message once validated, with its report decoded into columns. */
 export type HostMessage =
-  | { readonly type: 'init'; readonly data: PanelData; readonly state?: PanelViewState }
-  | { readonly type: 'update'; readonly data: PanelData }
-  | { readonly type: 'source'; readonly data: PanelData }
+  | { readonly type: 'init'; readonly data: ColumnPanelData; readonly state?: PanelViewState }
+  | { readonly type: 'update'; readonly data: ColumnPanelData }
+  | { readonly type: 'source'; readonly data: ColumnPanelData }
   | { readonly type: 'exported'; readonly count: number; readonly file: string }
-  | { readonly type: 'error'; readonly message: string };
+  | { readonly type: 'error'; readonly message: string; readonly about?: 'export' };
 
 export function toWire(data: PanelData): WirePanelData {
   return { report: encodeReport(data.report), source: data.source, live: data.live };
@@ -188,7 +197,7 @@ export function parseWebviewMessage(v: unknown): WebviewToHost | undefined {
   }
 }
 
-function decodePanelData(v: unknown): PanelData | undefined {
+function decodePanelData(v: unknown): ColumnPanelData | undefined {
   if (!isRec(v) || !isStr(v.source) || typeof v.live !== 'boolean') return undefined;
   const report = decodeReport(v.report);
   return report ? { report, source: v.source, live: v.live } : undefined;
@@ -211,7 +220,8 @@ export function parseHostMessage(v: unknown): HostMessage | undefined {
     case 'exported':
       return isCount(v.count) && isStr(v.file) ? { type: 'exported', count: v.count, file: v.file } : undefined;
     case 'error':
-      return isStr(v.message, 10_000) ? { type: 'error', message: v.message } : undefined;
+      if (!isStr(v.message, 10_000)) return undefined;
+      return v.about === 'export' ? { type: 'error', message: v.message, about: 'export' } : { type: 'error', message: v.message };
     default:
       return undefined;
   }

@@ -1,11 +1,14 @@
 /**
  * The band report as it crosses into the webview: columns instead of 30,000 small objects, each task
- * id and path once (models share tasks), numbers rounded to what the panel can show (0.01 %). A
- * structured clone of many small objects is the slowest part of getting 10,000 tasks × 3 models on
- * screen (bench/RESULTS.md "Panel"); arrays of numbers clone and validate an order of magnitude faster.
+ * id and path once (models share tasks, and the tables are in natural order so an index is a sort
+ * rank), and every fraction as an integer number of 1/10,000ths (-1 for none) — what the panel can
+ * show (0.01 %). Arrays of small integers are cloned, parsed and checked without allocating a number
+ * object per cell; the webview keeps the columns as they are (src/core/bandview/columns.ts) and builds
+ * a row only for what the table shows (bench/RESULTS.md "Panel").
  * Exports are computed by the host from its full-precision report, never from this.
  */
-import { BANDS, type Band, type BandReport, type CheckpointSeries, type ModelBandReport, type TaskBandRow } from '../band/types';
+import { BANDS, type BandReport, type CheckpointSeries, type ModelBandReport } from '../band/types';
+import { toColumns, type ColumnModel, type ColumnReport, type ModelHead } from '../bandview/columns';
 import { isBandReport } from './bandPanel';
 
 export interface WireColumns {
@@ -15,11 +18,12 @@ export interface WireColumns {
   readonly attempts: readonly number[];
   readonly successes: readonly number[];
   readonly infraErrors: readonly number[];
-  readonly passAt1: readonly (number | null)[];
-  readonly passAtK: readonly (number | null)[];
-  /** Wilson interval bounds; null when the row has none. */
-  readonly lo: readonly (number | null)[];
-  readonly hi: readonly (number | null)[];
+  /** 1/10,000ths; -1 = none. */
+  readonly passAt1: readonly number[];
+  readonly passAtK: readonly number[];
+  /** Wilson interval bounds in 1/10,000ths; -1 when the row has none. */
+  readonly lo: readonly number[];
+  readonly hi: readonly number[];
   /** Index into BANDS. */
   readonly band: readonly number[];
   /** Sparse extras, keyed by row index. */
@@ -29,61 +33,40 @@ export interface WireColumns {
   readonly brokenReason?: Readonly<Record<string, string>>;
 }
 
-export type WireModel = Omit<ModelBandReport, 'tasks'> & { readonly rows: WireColumns };
+export type WireModel = ModelHead & { readonly rows: WireColumns };
 
 export interface WireReport {
-  readonly wire: 1;
+  readonly wire: 2;
   readonly report: Omit<BandReport, 'models'>;
+  /** Every task id and path of the report, in natural order. */
   readonly ids: readonly string[];
   readonly paths: readonly string[];
   readonly models: readonly WireModel[];
 }
 
-const r4 = (x: number | null): number | null => (x === null ? null : Math.round(x * 1e4) / 1e4);
+const SCALE = 10_000;
+const toWireUnit = (x: number): number => (Number.isNaN(x) ? -1 : Math.round(x * SCALE));
+const ints = (a: ArrayLike<number>): number[] => Array.from(a);
+const units = (a: ArrayLike<number>): number[] => Array.from(a, toWireUnit);
+const sparse = <T>(m: ReadonlyMap<number, T>): Record<string, T> | undefined => (m.size ? Object.fromEntries(m) : undefined);
 
 export function encodeReport(report: BandReport): WireReport {
-  const ids: string[] = [], paths: string[] = [];
-  const idIx = new Map<string, number>(), pathIx = new Map<string, number>();
-  const intern = (s: string, list: string[], ix: Map<string, number>): number => {
-    let i = ix.get(s);
-    if (i === undefined) { i = list.length; list.push(s); ix.set(s, i); }
-    return i;
-  };
-  const bandIx = new Map(BANDS.map((b, i) => [b, i]));
-  const models = report.models.map((m): WireModel => {
-    const { tasks, ...rest } = m;
-    const cols = {
-      id: [] as number[], path: [] as number[], attempts: [] as number[], successes: [] as number[], infraErrors: [] as number[],
-      passAt1: [] as (number | null)[], passAtK: [] as (number | null)[], lo: [] as (number | null)[], hi: [] as (number | null)[], band: [] as number[],
-    };
-    const possiblyInfra: Record<string, number> = {};
-    const verifierOom: Record<string, number> = {};
+  const cols = toColumns(report);
+  const first = cols.models[0]?.tasks;
+  const models = cols.models.map((m): WireModel => {
+    const { tasks: c, ...head } = m;
     const pending: number[] = [];
-    const brokenReason: Record<string, string> = {};
-    tasks.forEach((t, i) => {
-      cols.id.push(intern(t.id, ids, idIx));
-      cols.path.push(intern(t.path, paths, pathIx));
-      cols.attempts.push(t.attempts);
-      cols.successes.push(t.successes);
-      cols.infraErrors.push(t.infraErrors);
-      cols.passAt1.push(r4(t.passAt1));
-      cols.passAtK.push(r4(t.passAtK));
-      cols.lo.push(t.interval ? r4(t.interval[0]) : null);
-      cols.hi.push(t.interval ? r4(t.interval[1]) : null);
-      cols.band.push(bandIx.get(t.band)!);
-      if (t.possiblyInfra) possiblyInfra[i] = t.possiblyInfra;
-      if (t.verifierOom) verifierOom[i] = t.verifierOom;
-      if (t.pending) pending.push(i);
-      if (t.brokenReason !== undefined) brokenReason[i] = t.brokenReason;
-    });
+    for (let i = 0; i < c.length; i++) if (c.pending[i]) pending.push(i);
+    const possiblyInfra = sparse(c.possiblyInfra), verifierOom = sparse(c.verifierOom), brokenReason = sparse(c.brokenReason);
     const rows: WireColumns = {
-      ...cols,
-      ...(Object.keys(possiblyInfra).length ? { possiblyInfra } : {}),
-      ...(Object.keys(verifierOom).length ? { verifierOom } : {}),
+      id: ints(c.id), path: ints(c.path), attempts: ints(c.attempts), successes: ints(c.successes), infraErrors: ints(c.infraErrors),
+      passAt1: units(c.passAt1), passAtK: units(c.passAtK), lo: units(c.lo), hi: units(c.hi), band: ints(c.band),
+      ...(possiblyInfra ? { possiblyInfra } : {}),
+      ...(verifierOom ? { verifierOom } : {}),
       ...(pending.length ? { pending } : {}),
-      ...(Object.keys(brokenReason).length ? { brokenReason } : {}),
+      ...(brokenReason ? { brokenReason } : {}),
     };
-    return { ...rest, rows };
+    return { ...head, rows };
   });
   const head: Omit<BandReport, 'models'> = {
     version: report.version, k: report.k,
@@ -91,7 +74,7 @@ export function encodeReport(report: BandReport): WireReport {
     ...(report.timeoutPolicy ? { timeoutPolicy: report.timeoutPolicy } : {}),
     ...(report.series ? { series: report.series } : {}),
   };
-  return { wire: 1, report: head, ids, paths, models };
+  return { wire: 2, report: head, ids: first?.ids ?? [], paths: first?.paths ?? [], models };
 }
 
 type Rec = Record<string, unknown>;
@@ -105,76 +88,86 @@ function isStrArray(v: unknown): v is string[] {
   }
   return true;
 }
-const isArrayOf = (v: unknown, len: number): v is unknown[] => Array.isArray(v) && v.length === len;
-const isInt = (x: unknown, max: number): x is number => typeof x === 'number' && Number.isInteger(x) && x >= 0 && x <= max;
-const isUnitOrNull = (x: unknown): x is number | null => x === null || (typeof x === 'number' && x >= 0 && x <= 1);
 
-/**
- * Checks a wire report and rebuilds the BandReport. Returns undefined for anything malformed: the
- * columns must have one length, indices must point into the id/path tables, numbers be in range, and
- * the rebuilt report must pass the same check as a plain report.
- */
-export function decodeReport(v: unknown): BandReport | undefined {
-  if (!isRec(v) || v.wire !== 1 || !isRec(v.report) || !isStrArray(v.ids) || !isStrArray(v.paths) || !Array.isArray(v.models)) return undefined;
-  const ids = v.ids, paths = v.paths;
-  const models: ModelBandReport[] = [];
-  for (const m of v.models as unknown[]) {
-    if (!isRec(m) || !isRec(m.rows)) return undefined;
-    const c = m.rows;
-    const len = Array.isArray(c.id) ? c.id.length : -1;
-    const cId = c.id, cPath = c.path, cAtt = c.attempts, cSucc = c.successes, cInfra = c.infraErrors, cBand = c.band;
-    const cP1 = c.passAt1, cPk = c.passAtK, cLo = c.lo, cHi = c.hi;
-    if (!isArrayOf(cId, len) || !isArrayOf(cPath, len) || !isArrayOf(cAtt, len) || !isArrayOf(cSucc, len) || !isArrayOf(cInfra, len)
-      || !isArrayOf(cBand, len) || !isArrayOf(cP1, len) || !isArrayOf(cPk, len) || !isArrayOf(cLo, len) || !isArrayOf(cHi, len)) return undefined;
-    const possiblyInfra = isRec(c.possiblyInfra) ? c.possiblyInfra : {};
-    const verifierOom = isRec(c.verifierOom) ? c.verifierOom : {};
-    const brokenReason = isRec(c.brokenReason) ? c.brokenReason : {};
-    const tasks = new Array<TaskBandRow>(len);
-    const maxId = ids.length - 1, maxPath = paths.length - 1, maxBand = BANDS.length - 1;
-    // One pass checks every column of a row and builds it (ten passes over 30,000 cells cost more
-    // than the checks themselves on a cold page). Plain literals and assignments, no spreads.
-    for (let i = 0; i < len; i++) {
-      const id = cId[i], path = cPath[i], attempts = cAtt[i], successes = cSucc[i], infraErrors = cInfra[i], band = cBand[i];
-      const passAt1 = cP1[i], passAtK = cPk[i], lo = cLo[i], hi = cHi[i];
-      if (!isInt(id, maxId) || !isInt(path, maxPath) || !isInt(attempts, 1e9) || !isInt(successes, attempts) || !isInt(infraErrors, 1e9)
-        || !isInt(band, maxBand) || !isUnitOrNull(passAt1) || !isUnitOrNull(passAtK) || !isUnitOrNull(lo) || !isUnitOrNull(hi)
-        || (lo !== null && hi !== null && lo > hi)) return undefined;
-      const row: { -readonly [K in keyof TaskBandRow]: TaskBandRow[K] } = {
-        id: ids[id]!, path: paths[path]!, attempts, successes, infraErrors, passAt1, passAtK, band: BANDS[band] as Band,
-      };
-      if (lo !== null && hi !== null) row.interval = [lo, hi];
-      tasks[i] = row;
-    }
-    for (const [k, n] of Object.entries(possiblyInfra)) {
-      const row = tasks[Number(k)] as { possiblyInfra?: number } | undefined;
-      if (row && typeof n === 'number') row.possiblyInfra = n;
-    }
-    for (const [k, n] of Object.entries(verifierOom)) {
-      const row = tasks[Number(k)] as { verifierOom?: number } | undefined;
-      if (row && typeof n === 'number') row.verifierOom = n;
-    }
-    if (Array.isArray(c.pending)) {
-      for (const i of c.pending) {
-        const row = typeof i === 'number' ? tasks[i] as { pending?: boolean } | undefined : undefined;
-        if (row) row.pending = true;
-      }
-    }
-    for (const [k, why] of Object.entries(brokenReason)) {
-      const row = tasks[Number(k)] as { brokenReason?: string } | undefined;
-      if (row && typeof why === 'string') row.brokenReason = why;
-    }
-    const head: Rec = { ...m };
-    delete head.rows;
-    models.push({ ...(head as unknown as Omit<ModelBandReport, 'tasks'>), tasks });
+/** An array of `len` integers in [min, max], or undefined. */
+function intColumn(v: unknown, len: number, min: number, max: number): number[] | undefined {
+  if (!Array.isArray(v) || v.length !== len) return undefined;
+  for (let i = 0; i < len; i++) {
+    const x: unknown = v[i];
+    if (typeof x !== 'number' || !Number.isInteger(x) || x < min || x > max) return undefined;
   }
-  const report = { ...(v.report as Rec), models } as unknown;
-  // Tasks were checked column by column above; the rest (model heads, counts, series) here.
-  return isBandReportHead(report) ? report : undefined;
+  return v as number[];
 }
 
-function isBandReportHead(r: unknown): r is BandReport {
-  if (!isRec(r) || !Array.isArray(r.models)) return false;
+/** A column of 1/10,000ths (-1 = none) as fractions (NaN = none), or undefined. */
+function unitColumn(v: unknown, len: number): Float64Array | undefined {
+  const c = intColumn(v, len, -1, SCALE);
+  if (!c) return undefined;
+  const out = new Float64Array(len);
+  for (let i = 0; i < len; i++) out[i] = c[i] === -1 ? NaN : c[i]! / SCALE;
+  return out;
+}
+
+function sparseColumn<T>(v: unknown, len: number, ok: (x: unknown) => x is T): Map<number, T> | undefined {
+  const out = new Map<number, T>();
+  if (v === undefined) return out;
+  if (!isRec(v)) return undefined;
+  for (const [k, x] of Object.entries(v)) {
+    const i = Number(k);
+    if (!Number.isInteger(i) || i < 0 || i >= len || !ok(x)) return undefined;
+    out.set(i, x);
+  }
+  return out;
+}
+const isCount = (x: unknown): x is number => typeof x === 'number' && Number.isInteger(x) && x >= 0;
+const isReason = (x: unknown): x is string => typeof x === 'string' && x.length <= 10_000;
+
+/** One model's columns, checked: one length, indices into the tables, numbers in range. */
+function decodeModel(m: unknown, ids: readonly string[], paths: readonly string[]): ColumnModel | undefined {
+  if (!isRec(m) || !isRec(m.rows)) return undefined;
+  const c = m.rows;
+  const len = Array.isArray(c.id) ? c.id.length : -1;
+  const id = intColumn(c.id, len, 0, ids.length - 1), path = intColumn(c.path, len, 0, paths.length - 1);
+  const attempts = intColumn(c.attempts, len, 0, 1e9), infraErrors = intColumn(c.infraErrors, len, 0, 1e9);
+  const successes = intColumn(c.successes, len, 0, 1e9), band = intColumn(c.band, len, 0, BANDS.length - 1);
+  const passAt1 = unitColumn(c.passAt1, len), passAtK = unitColumn(c.passAtK, len), lo = unitColumn(c.lo, len), hi = unitColumn(c.hi, len);
+  if (!id || !path || !attempts || !infraErrors || !successes || !band || !passAt1 || !passAtK || !lo || !hi) return undefined;
+  for (let i = 0; i < len; i++) {
+    if (successes[i]! > attempts[i]! || lo[i]! > hi[i]! || Number.isNaN(lo[i]!) !== Number.isNaN(hi[i]!)) return undefined;
+  }
+  const pending = new Uint8Array(len);
+  if (c.pending !== undefined) {
+    const p = intColumn(c.pending, Array.isArray(c.pending) ? c.pending.length : -1, 0, len - 1);
+    if (!p) return undefined;
+    for (const i of p) pending[i] = 1;
+  }
+  const possiblyInfra = sparseColumn(c.possiblyInfra, len, isCount), verifierOom = sparseColumn(c.verifierOom, len, isCount);
+  const brokenReason = sparseColumn(c.brokenReason, len, isReason);
+  if (!possiblyInfra || !verifierOom || !brokenReason) return undefined;
+  const head: Rec = { ...m };
+  delete head.rows;
+  return { ...(head as unknown as ModelHead), tasks: { length: len, ids, paths, id, path, attempts, successes, infraErrors, passAt1, passAtK, lo, hi, band, pending, possiblyInfra, verifierOom, brokenReason } };
+}
+
+/**
+ * Checks a wire report and returns its columns. Undefined for anything malformed: the columns must
+ * have one length, indices must point into the id/path tables, numbers be in range, and the model
+ * heads and series pass the same checks as a plain report's.
+ */
+export function decodeReport(v: unknown): ColumnReport | undefined {
+  if (!isRec(v) || v.wire !== 2 || !isRec(v.report) || !isStrArray(v.ids) || !isStrArray(v.paths) || !Array.isArray(v.models)) return undefined;
+  const models: ColumnModel[] = [];
+  for (const m of v.models as unknown[]) {
+    const d = decodeModel(m, v.ids, v.paths);
+    if (!d) return undefined;
+    models.push(d);
+  }
+  const report = { ...(v.report as Rec), models };
+  return isReportHead(report) ? report as unknown as ColumnReport : undefined;
+}
+
+function isReportHead(r: Rec & { models: readonly ColumnModel[] }): boolean {
   // The full check on a copy without tasks keeps it linear in models, not in rows.
-  const light = { ...r, models: (r.models as Rec[]).map((m) => ({ ...m, tasks: [] })) };
+  const light = { ...r, models: r.models.map((m): ModelBandReport => ({ ...m, tasks: [] })) };
   return isBandReport(light) && (r.series === undefined || Array.isArray(r.series as CheckpointSeries[] | undefined));
 }

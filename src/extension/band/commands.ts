@@ -1,6 +1,7 @@
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { detectResults } from '../../core/band/sources';
+import { bandCountsText } from '../../core/band/format';
 import type { Task } from '../../core/model/task';
 import { defaultResultsDir, newRunId, RunStore } from '../../core/results/store';
 import { enginesFromSettings, reportEngines } from '../sandbox/engines';
@@ -103,7 +104,7 @@ export const runPolicy: CommandSpec = {
         if (mine && !band.selectedModel()) await band.selectModel(modelKey(mine));
         if (ctl.signal.aborted) throw new vscode.CancellationError();
         const c = mine?.counts;
-        const bands = c ? `; band: ${c['too-easy']} too easy, ${c['in-band']} in band, ${c['too-hard']} too hard, ${c.broken} broken, ${c.insufficient} insufficient` : '';
+        const bands = c ? `; band: ${bandCountsText(c)}` : '';
         const show = 'Show Its Band';
         const offer = mine && band.selectedModel() !== modelKey(mine) ? [show] : [];
         void vscode.window.showInformationMessage(`Taskwright: ${agent.spec} — ${Object.entries(countOutcomes(records)).map(([k, v]) => `${v} ${k}`).join(', ')}${bands}`, ...offer).then((choice) => {
@@ -153,7 +154,7 @@ export const selectBandModel: CommandSpec = {
     }
     const key = typeof modelArg === 'string' ? modelArg : (await vscode.window.showQuickPick(models.map((m) => ({
       label: modelKey(m), description: `mean pass@${report!.k} ${m.meanPassAtK === null ? '—' : `${(m.meanPassAtK * 100).toFixed(1)}%`}`,
-      detail: `${m.counts['too-easy']} too easy · ${m.counts['in-band']} in band · ${m.counts['too-hard']} too hard · ${m.counts.broken} broken · ${m.infraErrors} infra errors`,
+      detail: `${bandCountsText(m.counts, ' · ')} · ${m.infraErrors} infra errors`,
     })), { placeHolder: 'Model whose band the Task Explorer shows' }))?.label;
     if (!key) return undefined;
     await service.selectModel(key);

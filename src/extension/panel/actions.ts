@@ -2,15 +2,16 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { Band, BandReport, BandThresholds, TaskBandRow } from '../../core/band/types';
+import { toColumns } from '../../core/bandview/columns';
 import { formatExport, tasksInBand } from '../../core/bandview/exportList';
-import { buildReportView } from '../../core/bandview/view';
+import { modelKeys } from '../../core/bandview/view';
 import type { ExportFormat } from '../../core/protocol/bandPanel';
 import type { Ctx } from '../context';
 
 /** The row of a task in the host's own report: messages name a task, never a path to open. */
 export function findRow(report: BandReport, model: string, taskId: string): TaskBandRow | undefined {
-  const m = buildReportView(report).models.find((x) => x.key === model);
-  return m?.source.tasks.find((t) => t.id === taskId);
+  const i = modelKeys(report.models).indexOf(model);
+  return i < 0 ? undefined : report.models[i]!.tasks.find((t) => t.id === taskId);
 }
 
 /**
@@ -54,7 +55,7 @@ export async function revealTaskOf(ctx: Ctx, row: TaskBandRow, sources: readonly
 
 /** Asks where to save, then writes the tasks of one band (JSON or a list of paths). Undefined when cancelled. */
 export async function exportBand(report: BandReport, model: string, band: Band | 'all', format: ExportFormat, thresholds: BandThresholds, defaultDir?: vscode.Uri): Promise<{ file: string; count: number } | undefined> {
-  const tasks = tasksInBand(report, model, band, thresholds);
+  const tasks = tasksInBand(toColumns(report), model, band, thresholds);
   const ext = format === 'json' ? 'json' : 'txt';
   const name = `${model.replace(/[^\w.-]+/g, '_')}-${band}.${ext}`;
   const target = await vscode.window.showSaveDialog({

@@ -150,7 +150,7 @@ export class BandPanel implements vscode.Disposable {
       await this.handle(msg);
     } catch (e) {
       this.ctx.log.error(`band panel: ${msg.type}: ${errorMessage(e)}`);
-      this.post({ type: 'error', message: errorMessage(e) });
+      this.post({ type: 'error', message: errorMessage(e), ...(msg.type === 'export' ? { about: 'export' as const } : {}) });
     }
   }
 

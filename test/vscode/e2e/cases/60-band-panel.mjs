@@ -1,12 +1,13 @@
 // The Solvability Band panel, as a user meets it: open it from the palette on the fixture results
 // (test/fixtures/band/workspace), read the counts per band the fixture implies, move a threshold with
 // the keyboard and see the counts change, screenshot it in a dark and a light theme, click a task and
-// see it revealed in the Task Explorer with its instruction open.
+// see it revealed in the Task Explorer with its instruction open, export a band and read where it went.
 //
 // The case opens the fixture workspace in the same browser page and goes back to the folder it found
 // when it ends, so it can run anywhere in the order.
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { REPO_ROOT } from '../../lib/paths.mjs';
 
@@ -103,7 +104,9 @@ export default [
         // 2. The counts the fixture implies (test/fixtures/band/README.md), infra errors apart.
         const label = await firstModelLabel(wv);
         log(`  first model: ${label}`);
-        assert.equal(label, 'claude-sonnet: 1 too easy, 3 in band, 2 too hard, 1 broken, 1 insufficient; 3 infra errors');
+        assert.equal(label, 'claude-sonnet: 1 too easy, 3 in band, 2 too hard, 1 broken, 1 insufficient; mean pass@2 71.4% (95% interval 33.6–92.5%) over 7 tasks; 3 infra errors');
+        // The mean pass@k and its interval are on the row, not only in its label.
+        assert.equal(await wv.locator('.model-row .mean-pass').first().innerText(), 'pass@2 71.4% [33.6–92.5%]');
         assert.equal(await wv.locator('.model-row').count(), 6, 'one row per model and checkpoint');
         assert.match(await wv.locator('#trend').innerText(), /policy-9b saturated from step-300/);
         assert.equal(await wv.locator('#table-count').innerText(), '8 of 8');
@@ -134,7 +137,38 @@ export default [
           return { ok: l.startsWith('claude-sonnet: 1 too easy, 3 in band'), value: l };
         });
 
-        // 5. Click a task: it is revealed in the Task Explorer and its instruction opens.
+        // 5. Export the in-band tasks as JSON: the save dialog (the workbench's own, in a browser) takes a
+        // path; the panel then says where the file went, next to the buttons.
+        const outDir = fs.mkdtempSync(path.join(os.tmpdir(), 'tw-e2e-export-'));
+        try {
+          const target = path.join(outDir, 'in-band.json');
+          await wv.locator('#export-json').click();
+          const input = page.locator('.quick-input-widget input.input');
+          await input.waitFor({ timeout: 20_000 });
+          await input.fill(target);
+          await page.waitForTimeout(500);
+          await wb.screenshot('band-panel-export-dialog');
+          await input.press('Enter');
+          await page.waitForTimeout(1500);
+          if (await page.locator('.quick-input-widget').isVisible()) {
+            const msg = await page.locator('.quick-input-widget .quick-input-message').innerText().catch(() => '');
+            log(`  save dialog still open after Enter${msg ? `: ${msg}` : ''}; pressing Enter again`);
+            await wb.screenshot('band-panel-export-dialog-after-enter');
+            await input.press('Enter');
+          }
+          const status = await until('the export status next to the buttons', async () => {
+            const t = await wv.locator('#export-status').innerText();
+            return { ok: t.startsWith('Exported'), value: t };
+          });
+          assert.equal(status, `Exported 3 tasks to ${target}`);
+          assert.deepEqual(JSON.parse(fs.readFileSync(target, 'utf8')).tasks.map((t) => t.id), ['bravo', 'charlie', 'echo']);
+          await panelShot(wb, `band-panel-${second}-exported`);
+          log(`  exported: ${status}`);
+        } finally {
+          fs.rmSync(outDir, { recursive: true, force: true });
+        }
+
+        // 6. Click a task: it is revealed in the Task Explorer and its instruction opens.
         await wv.locator('.vt-row', { hasText: 'bravo' }).first().click();
         await page.locator('.tabs-container .tab.active', { hasText: 'instruction.md' }).waitFor({ timeout: 20_000 });
         if (container) await wb.openViewContainer(container);
@@ -142,7 +176,7 @@ export default [
         log('  bravo revealed in the Task Explorer, instruction.md open');
         await wb.screenshot('band-panel-revealed');
 
-        // 6. Narrow the view (threshold 50%, a filter), then switch the source to one run: the panel
+        // 7. Narrow the view (threshold 50%, a filter), then switch the source to one run: the panel
         // starts afresh — the choices made for the old data do not carry over to the new.
         const wv2 = wb.webview();
         for (let i = 0; i < 10; i++) await wv2.locator('#t-high').press('ArrowLeft');
