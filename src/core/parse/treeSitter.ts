@@ -1,10 +1,11 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import type { Language as LanguageType, Parser as ParserType, Tree } from 'web-tree-sitter';
+import type { Parser as ParserType } from 'web-tree-sitter';
 // `require` so that esbuild picks the package's CommonJS build (its ES build needs import.meta.url).
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 import TreeSitter = require('web-tree-sitter');
-import { primeTypeIndex, type SyntaxNode, type SyntaxTree } from './syntax';
+import type { SyntaxTree } from './syntax';
+import { copyTree, cursorBinding, primeTypeTable, type CursorBinding } from './treeCopy';
 
 export type GrammarName = 'python' | 'bash';
 
@@ -40,10 +41,14 @@ let loading: Promise<Loaded> | undefined;
 function load(): Promise<Loaded> {
   loading ??= (async () => {
     const runtime = locate('tree-sitter.wasm', () => resolvePackageFile(['web-tree-sitter', 'tree-sitter.wasm'].join('/')));
-    await Parser.init({ locateFile: () => runtime });
+    // Emscripten fills the options object in as the module itself: kept for the cursor walk below.
+    const moduleObject: Record<string, unknown> = { locateFile: () => runtime };
+    await Parser.init(moduleObject);
+    binding = cursorBinding(moduleObject);
     const make = async (g: GrammarName): Promise<ParserType> => {
       const file = locate(GRAMMAR_FILES[g], () => resolvePackageFile(`@vscode/tree-sitter-wasm/wasm/${GRAMMAR_FILES[g]}`));
       const lang = await Language.load(file);
+      primeTypeTable(lang);
       const p = new Parser();
       p.setLanguage(lang);
       return p;
@@ -56,6 +61,8 @@ function load(): Promise<Loaded> {
 }
 
 let ready: Loaded | undefined;
+/** The WebAssembly entry points of the cursor, when this build of web-tree-sitter exposes them. */
+let binding: CursorBinding | undefined;
 
 /**
  * The parse cache holds at most this many trees and this much source text (UTF-16 units): a copied
@@ -67,86 +74,6 @@ const CACHE_LIMIT = 1000;
 let CACHE_TEXT_BUDGET = 2 * 1024 * 1024;
 const cache = new Map<string, SyntaxTree>();
 let cachedText = 0;
-
-/**
- * Punctuation tokens no rule reads: leaving them out of the copy saves most of the WebAssembly calls
- * (operators such as `==`, `||`, `&`, `>` and quotes are kept).
- */
-const DROPPED_TOKENS = new Set(['(', ')', ',', ':', '[', ']', '{', '}', '.', ';', 'def', 'class', 'return', 'import', 'from', 'as', 'if', 'then', 'fi', 'do', 'done', 'else', 'elif', 'while', 'for', 'in', 'with', 'try', 'except', 'finally', 'assert', 'pass', '$', '${', '$(', '`']);
-
-/** Shared by every leaf (about half the nodes): fewer allocations, less garbage collection. */
-const NO_CHILDREN: readonly SyntaxNode[] = Object.freeze([]);
-
-/** What the copy needs to know about a node type, looked up once per type id instead of per node. */
-interface TypeInfo {
-  readonly type: string;
-  readonly named: boolean;
-  readonly dropped: boolean;
-}
-
-const typeTables = new WeakMap<LanguageType, TypeInfo[]>();
-
-function typeInfo(language: LanguageType, id: number): TypeInfo {
-  let table = typeTables.get(language);
-  if (!table) { table = []; typeTables.set(language, table); }
-  let info = table[id];
-  if (!info) {
-    // Same answers as the cursor's nodeType / nodeIsNamed: a node's namedness is its (alias) symbol's.
-    const type = language.types[id] ?? 'ERROR';
-    const named = language.nodeTypeIsNamed(id);
-    info = { type, named, dropped: !named && DROPPED_TOKENS.has(type) };
-    table[id] = info;
-  }
-  return info;
-}
-
-/**
- * Every cursor property is a call into WebAssembly that first copies the cursor into its memory, so
- * the copy asks for as few as it can: the type id (type and namedness come from a per-language
- * table), the two offsets and the field id, and nothing but the id for dropped tokens.
- */
-function copyTree(tree: Tree, text: string): SyntaxTree {
-  const cursor = tree.walk();
-  const language = tree.language;
-  const fields = language.fields;
-  const index = new Map<string, SyntaxNode[]>();
-  const build = (parent: SyntaxNode | null, info: TypeInfo): SyntaxNode => {
-    const fieldId = cursor.currentFieldId;
-    const node: { -readonly [K in keyof SyntaxNode]: SyntaxNode[K] } = {
-      type: info.type,
-      start: cursor.startIndex,
-      end: cursor.endIndex,
-      named: info.named,
-      field: fields[fieldId] ?? null,
-      children: NO_CHILDREN,
-      parent,
-    };
-    if (parent) {
-      // Pre-order, before the children: document order, as descendants() returns it.
-      const list = index.get(info.type);
-      if (list) list.push(node);
-      else index.set(info.type, [node]);
-    }
-    if (cursor.gotoFirstChild()) {
-      const children: SyntaxNode[] = [];
-      do {
-        const child = typeInfo(language, cursor.nodeTypeId);
-        if (child.dropped) continue;
-        children.push(build(node, child));
-      } while (cursor.gotoNextSibling());
-      cursor.gotoParent();
-      if (children.length) node.children = children;
-    }
-    return node;
-  };
-  try {
-    const root = build(null, typeInfo(language, cursor.nodeTypeId));
-    primeTypeIndex(root, index);
-    return { text, root, hasError: tree.rootNode.hasError };
-  } finally {
-    cursor.delete();
-  }
-}
 
 /** Parses `text` (cached by content); `initParsers()` must have resolved first. */
 export function parseSync(grammar: GrammarName, text: string): SyntaxTree {
@@ -163,7 +90,7 @@ export function parseSync(grammar: GrammarName, text: string): SyntaxTree {
   if (!tree) throw new Error(`tree-sitter returned no ${grammar} tree`);
   let copy: SyntaxTree;
   try {
-    copy = copyTree(tree, text);
+    copy = copyTree(tree, text, binding);
   } finally {
     tree.delete();
   }
@@ -198,5 +125,25 @@ export function setParseCacheBudget(chars: number): void {
     const oldest = cache.keys().next().value as string;
     cache.delete(oldest);
     cachedText -= oldest.length;
+  }
+}
+
+/** Whether copies read the cursor straight from WebAssembly (treeCopy.ts), after ensureParsers(). */
+export function readsCursorDirectly(): boolean {
+  return binding !== undefined;
+}
+
+/**
+ * Parses and copies `text` through web-tree-sitter's public TreeCursor, bypassing the cache: the
+ * reference the direct copy is tested against.
+ */
+export function parseWithPublicCursor(grammar: GrammarName, text: string): SyntaxTree {
+  if (!ready) throw new Error('tree-sitter parsers are not initialised: await ensureParsers() first');
+  const tree = ready.parsers[grammar].parse(text);
+  if (!tree) throw new Error(`tree-sitter returned no ${grammar} tree`);
+  try {
+    return copyTree(tree, text);
+  } finally {
+    tree.delete();
   }
 }

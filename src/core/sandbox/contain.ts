@@ -28,7 +28,7 @@ function realRoot(taskDir: string): string {
   let r = realRoots.get(abs);
   if (r === undefined) {
     try {
-      r = fs.realpathSync(abs);
+      r = fs.realpathSync.native(abs);
     } catch {
       r = abs;
     }
@@ -48,7 +48,9 @@ export function escapesTask(taskDir: string, abs: string): string | undefined {
   if (!within(root, p)) return p;
   const rroot = realRoot(root);
   try {
-    const real = fs.realpathSync(p);
+    // The system's realpath(3): one call, where fs.realpathSync lstats every component in JS (the
+    // audit asks this for several paths of every task).
+    const real = fs.realpathSync.native(p);
     return within(rroot, real) ? undefined : real;
   } catch {
     // Missing, or a dangling link: judge the link's own text (a container would resolve it there).
