@@ -145,8 +145,18 @@ export default [
           await wv.locator('#export-json').click();
           const input = page.locator('.quick-input-widget input.input');
           await input.waitFor({ timeout: 20_000 });
-          await input.fill(target);
-          await page.waitForTimeout(500);
+          // The dialog writes its default path in after it opens (a fill before that is overwritten, as
+          // in one CI run): fill once the default is there, and until the value reads back as typed.
+          await until('the save dialog shows its default path', async () => {
+            const v = await input.inputValue();
+            return { ok: v.length > 0, value: v };
+          });
+          await until('the target typed into the save dialog', async () => {
+            await input.fill(target);
+            await page.waitForTimeout(300);
+            const v = await input.inputValue();
+            return { ok: v === target, value: v };
+          });
           await wb.screenshot('band-panel-export-dialog');
           await input.press('Enter');
           await page.waitForTimeout(1500);
