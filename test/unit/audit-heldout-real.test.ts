@@ -5,26 +5,8 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { auditTask } from '../../src/core/audit/index';
-import { loadTask } from '../../src/core/loader/index';
-import type { Files } from './audit-cases';
-import { makeTask, removeTemp } from './audit-helpers';
+import { findingsOf as found, type PatternCase as Case, verifierScript as SH } from './audit-helpers';
 
-type Base = 'clean-harbor' | 'clean-tb1';
-
-async function found(base: Base, files: Files, rules: readonly string[]): Promise<string[]> {
-  const dir = await makeTask(base, files);
-  try {
-    const fs = await auditTask(await loadTask(dir), { ignoreConfigFiles: true });
-    return fs.filter((f) => rules.includes(f.rule)).map((f) => `${f.rule} ${f.severity} ${f.range ? f.range.start.line + 1 : '-'}`).sort();
-  } finally {
-    await removeTemp(dir);
-  }
-}
-
-interface Case { readonly name: string; readonly base: Base; readonly files: Files; readonly rules: readonly string[]; readonly want: readonly string[] }
-
-const SH = (body: string): string => `#!/bin/bash\nmkdir -p /logs/verifier\n${body}\nif [ $? -eq 0 ]; then echo 1 > /logs/verifier/reward.txt; else echo 0 > /logs/verifier/reward.txt; fi\n`;
 const DOCKER = (extra: string): string => `FROM python:3.12-slim-bookworm\n\nRUN pip install --no-cache-dir pytest==8.3.3\n\nWORKDIR /app\nCOPY data/ /app/data/\n${extra}`;
 const PYT = (body: string): string => `import json\nimport os\nimport subprocess\nimport time\nfrom pathlib import Path\n\nimport pytest\nimport requests\n\n${body}\n`;
 const TOML_SEPARATE = 'version = "1.0"\n\n[verifier]\ntimeout_sec = 120.0\nenvironment_mode = "separate"\n\n[agent]\ntimeout_sec = 600.0\n';

@@ -3,6 +3,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { LineIndex } from '../../src/core/model/positions';
 import type { Fix } from '../../src/core/model/finding';
+import { auditTask } from '../../src/core/audit/index';
+import { loadTask } from '../../src/core/loader/index';
 import type { Files } from './audit-cases';
 
 export const FIXTURES = path.resolve(__dirname, '../../../test/fixtures/audit');
@@ -40,3 +42,23 @@ export async function applyFix(taskDir: string, fix: Fix): Promise<void> {
     await fs.writeFile(abs, text);
   }
 }
+
+/** A fixture base that pattern cases edit. */
+export type CaseBase = 'clean-harbor' | 'clean-tb1';
+
+/** One pattern: the base fixture edited by `files`, and the findings of `rules` it must give (`rule severity line`). */
+export interface PatternCase { readonly name: string; readonly base: CaseBase; readonly files: Files; readonly rules: readonly string[]; readonly want: readonly string[] }
+
+/** `rule severity line` (1-based) of every finding of `rules` on the edited fixture. */
+export async function findingsOf(base: CaseBase, files: Files, rules: readonly string[]): Promise<string[]> {
+  const dir = await makeTask(base, files);
+  try {
+    const found = await auditTask(await loadTask(dir), { ignoreConfigFiles: true });
+    return found.filter((f) => rules.includes(f.rule)).map((f) => `${f.rule} ${f.severity} ${f.range ? f.range.start.line + 1 : '-'}`).sort();
+  } finally {
+    await removeTemp(dir);
+  }
+}
+
+/** A verifier script that runs `body` and writes reward 1 when its last command succeeded. */
+export const verifierScript = (body: string): string => `#!/bin/bash\nmkdir -p /logs/verifier\n${body}\nif [ $? -eq 0 ]; then echo 1 > /logs/verifier/reward.txt; else echo 0 > /logs/verifier/reward.txt; fi\n`;

@@ -4,27 +4,8 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { auditTask } from '../../src/core/audit/index';
-import { loadTask } from '../../src/core/loader/index';
-import type { Files } from './audit-cases';
-import { makeTask, removeTemp } from './audit-helpers';
+import { findingsOf as found, type PatternCase as Case, verifierScript as SH } from './audit-helpers';
 
-type Base = 'clean-harbor' | 'clean-tb1';
-
-/** `rule severity line` (1-based) of every finding of `rules` on the edited fixture. */
-async function found(base: Base, files: Files, rules: readonly string[]): Promise<string[]> {
-  const dir = await makeTask(base, files);
-  try {
-    const fs = await auditTask(await loadTask(dir), { ignoreConfigFiles: true });
-    return fs.filter((f) => rules.includes(f.rule)).map((f) => `${f.rule} ${f.severity} ${f.range ? f.range.start.line + 1 : '-'}`).sort();
-  } finally {
-    await removeTemp(dir);
-  }
-}
-
-interface Case { readonly name: string; readonly base: Base; readonly files: Files; readonly rules: readonly string[]; readonly want: readonly string[] }
-
-const SH = (body: string): string => `#!/bin/bash\nmkdir -p /logs/verifier\n${body}\nif [ $? -eq 0 ]; then echo 1 > /logs/verifier/reward.txt; else echo 0 > /logs/verifier/reward.txt; fi\n`;
 const TOML_OFFLINE = 'version = "1.0"\n\n[verifier]\ntimeout_sec = 120.0\n\n[agent]\ntimeout_sec = 600.0\n\n[environment]\nallow_internet = false\n';
 const PYT = (body: string): string => `import json\nimport os\nimport subprocess\nimport time\nfrom pathlib import Path\n\nOUT = Path("/app/totals.json")\n\n${body}\n`;
 const NET = ['test-time-network-install', 'unpinned-test-dependency'];
