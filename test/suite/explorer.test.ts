@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import * as vscode from 'vscode';
-import { api, until, workspaceDir } from './helpers';
+import { api, codeOf, until, workspaceDir } from './helpers';
 
 /** Example tasks on disk, by id, with their format (read independently of the extension). */
 function tasksOnDisk(root: string): Map<string, 'tb1' | 'harbor'> {
@@ -24,8 +24,24 @@ function tasksOnDisk(root: string): Map<string, 'tb1' | 'harbor'> {
   return out;
 }
 
+/**
+ * Writes a Harbor task whose verifier pipes pytest into `tee` without pipefail (pipeline-status-masked,
+ * an error), every folder made in one `mkdir -p` and every file right after, with no pause between.
+ */
+function writeDeepTask(dir: string): void {
+  for (const sub of ['environment', 'tests', 'solution']) fs.mkdirSync(path.join(dir, sub), { recursive: true });
+  fs.writeFileSync(path.join(dir, 'task.toml'), 'version = "1.0"\n\n[metadata]\ndifficulty = "medium"\ncategory = "text"\n\n[verifier]\ntimeout_sec = 60.0\n');
+  fs.writeFileSync(path.join(dir, 'instruction.md'), 'Write the line count of `/app/notes.txt` to `/app/count.txt`.\n');
+  fs.writeFileSync(path.join(dir, 'environment', 'Dockerfile'), 'FROM debian:bookworm-slim\nWORKDIR /app\nRUN printf "a\\nb\\n" > /app/notes.txt\n');
+  fs.writeFileSync(path.join(dir, 'solution', 'solve.sh'), '#!/bin/bash\nwc -l < /app/notes.txt > /app/count.txt\n');
+  fs.writeFileSync(path.join(dir, 'tests', 'test_outputs.py'), 'def test_count():\n    assert open("/app/count.txt").read().strip() == "2"\n');
+  fs.writeFileSync(path.join(dir, 'tests', 'test.sh'), '#!/bin/bash\nmkdir -p /logs/verifier\npython3 -m pytest /tests/test_outputs.py | tee /logs/verifier/pytest.log\n'
+    + 'if [ $? -eq 0 ]; then echo 1 > /logs/verifier/reward.txt; else echo 0 > /logs/verifier/reward.txt; fi\n');
+}
+
 describe('Task Explorer', () => {
   let tmp: string | undefined;
+  let deep: string | undefined;
 
   afterEach(async () => {
     await vscode.commands.executeCommand('taskwright.tasks.clearFilter');
@@ -33,6 +49,7 @@ describe('Task Explorer', () => {
 
   after(async () => {
     if (tmp) fs.rmSync(tmp, { recursive: true, force: true });
+    if (deep) fs.rmSync(deep, { recursive: true, force: true });
     const a = await api();
     await vscode.commands.executeCommand('taskwright.tasks.refresh');
     await a.taskExplorer.ready();
@@ -144,5 +161,28 @@ describe('Task Explorer', () => {
 
     await vscode.workspace.fs.delete(vscode.Uri.file(path.join(tmp, 'scaffolded-tb1')), { recursive: true, useTrash: false });
     await until('the deleted task leaves the explorer', () => !a.taskExplorer.taskIds().includes('scaffolded-tb1'));
+  });
+
+  it('shows a task made three folders down in one mkdir -p, with its findings in Problems, and drops it when deleted', async () => {
+    const a = await api();
+    await a.taskExplorer.ready();
+    // VS Code's recursive watcher hears the top folder appear but not the levels or files made before
+    // it watched them (see watcher.ts): the explorer must find the task without a refresh.
+    deep = path.join(workspaceDir(), `tmp-new-task-deep-${process.pid}`);
+    const dir = path.join(deep, 'nested', 'deeper', 'deep-task');
+    writeDeepTask(dir);
+    const shown = (): boolean => a.taskExplorer.snapshot().some((g) => g.tasks.some((t) => t.id === 'deep-task'));
+    await until('deep-task in the explorer', shown, 30_000, () => a.taskExplorer.taskIds().join(', '));
+    assert.equal(a.taskExplorer.task(dir)?.format, 'harbor');
+    const testSh = vscode.Uri.file(path.join(dir, 'tests', 'test.sh'));
+    assert.ok(!vscode.workspace.textDocuments.some((d) => d.uri.fsPath === testSh.fsPath), 'the task\'s files are not open');
+    await until('pipeline-status-masked on its tests/test.sh in Problems', () => vscode.languages.getDiagnostics(testSh).some((d) => d.source === 'taskwright' && codeOf(d) === 'pipeline-status-masked'), 30_000);
+
+    // The task's own folder goes (the level VS Code's watcher never watched), then the rest.
+    fs.rmSync(dir, { recursive: true, force: true });
+    await until('deep-task leaves the explorer', () => !a.taskExplorer.taskIds().includes('deep-task') && !shown(), 30_000);
+    await until('its findings leave Problems', () => vscode.languages.getDiagnostics(testSh).length === 0, 30_000);
+    fs.rmSync(deep, { recursive: true, force: true });
+    deep = undefined;
   });
 });

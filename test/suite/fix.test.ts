@@ -2,13 +2,15 @@
 // diagnostic offers "Fix with Claude"; the command asks the local Anthropic wire-format server, whose
 // first change leaves the finding (it goes back to the model as a failed tool result) and whose second
 // removes it; the checked change lands in the editor as a WorkspaceEdit, and the finding goes.
+// It works on a copy of the example (examples/tmp-fix-*/), so no edit can reach the example itself.
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
+import path from 'node:path';
 import * as vscode from 'vscode';
 import type { FixResult } from '../../src/core/fix/fix';
 import { startAnthropicServer, type AnthropicScriptedServer } from '../support/anthropicServer';
 import { countToolResults } from '../support/scripted';
-import { api, codeOf, exampleUri, until } from './helpers';
+import { api, codeOf, exampleUri, until, workspaceDir } from './helpers';
 
 const KEY = 'sk-fix-extension-host-suite';
 const TASK = 'dedupe-contacts';
@@ -16,12 +18,19 @@ const FILE = 'tests/test.sh';
 const RULE = 'pipeline-status-masked';
 
 describe('Fix with Claude', () => {
-  const uri = exampleUri(TASK, FILE);
+  let tmp = '';
+  let uri = exampleUri(TASK, FILE);
   let server: AnthropicScriptedServer | undefined;
   let onDisk = '';
   const savedEnv = process.env.ANTHROPIC_BASE_URL;
 
   before(async () => {
+    tmp = fs.mkdtempSync(path.join(workspaceDir(), 'tmp-fix-'));
+    fs.cpSync(exampleUri(TASK).fsPath, path.join(tmp, TASK), { recursive: true });
+    uri = vscode.Uri.file(path.join(tmp, TASK, ...FILE.split('/')));
+    const a = await api();
+    await vscode.commands.executeCommand('taskwright.tasks.refresh');
+    await a.taskExplorer.ready();
     onDisk = fs.readFileSync(uri.fsPath, 'utf8');
     const fixed = onDisk.replace(/^#!\/bin\/bash\n/, '#!/bin/bash\nset -o pipefail\n');
     const stillMasked = onDisk.replace('mkdir -p /logs/verifier', '# keep the log\nmkdir -p /logs/verifier');
@@ -40,13 +49,16 @@ describe('Fix with Claude', () => {
     if (savedEnv === undefined) delete process.env.ANTHROPIC_BASE_URL;
     else process.env.ANTHROPIC_BASE_URL = savedEnv;
     await server?.close();
-    // Never leave the example modified: revert the unsaved edit, and rewrite the file if it changed.
+    // The unsaved edit is reverted (so closing asks nothing), then the copy goes.
     const doc = vscode.workspace.textDocuments.find((d) => d.uri.fsPath === uri.fsPath);
     if (doc?.isDirty) { await vscode.window.showTextDocument(doc); await vscode.commands.executeCommand('workbench.action.files.revert'); }
     const changed = fs.readFileSync(uri.fsPath, 'utf8') !== onDisk;
-    if (changed) fs.writeFileSync(uri.fsPath, onDisk);
     await vscode.commands.executeCommand('workbench.action.closeAllEditors');
-    assert.equal(changed, false, 'the example on disk is left as it was');
+    fs.rmSync(tmp, { recursive: true, force: true });
+    const a = await api();
+    await vscode.commands.executeCommand('taskwright.tasks.refresh');
+    await a.taskExplorer.ready();
+    assert.equal(changed, false, 'nothing was saved behind the user');
   });
 
   it('offers the fix on the diagnostic, rechecks each change, and applies only the checked one', async function () {
@@ -64,6 +76,7 @@ describe('Fix with Claude', () => {
     assert.equal(action.command.command, 'taskwright.fix.finding');
     const [dir, finding] = action.command.arguments as [string, { rule: string; file: string }];
     assert.deepEqual([finding.rule, finding.file], [RULE, FILE]);
+    assert.equal(dir, path.join(tmp, TASK), 'the finding of the copy');
 
     // preview: false applies the checked edit directly (the default opens the refactor preview).
     const result = await vscode.commands.executeCommand<FixResult | undefined>('taskwright.fix.finding', dir, finding, { preview: false });

@@ -90,6 +90,24 @@ void describe('trial runner (engine double)', () => {
     assert.deepEqual(rt.removed, ['c1']);
   });
 
+  void it('prefixes every line of live output with its trial and never splits a line across chunks', async () => {
+    // The verifier's output arrives in fragments that cut lines in the middle, as an engine's stream does.
+    class ChunkyRuntime extends FakeRuntime {
+      override exec(id: string, req: ExecRequest): Promise<ExecOutcome> {
+        if (req.cmd.includes('/tests/test.sh')) for (const c of ['PASS', 'ED test_one\nFAI', 'LED test_two\nno newline at the end']) req.onStdout?.(Buffer.from(c));
+        return super.exec(id, req);
+      }
+    }
+    const task = await loadTask(fixture);
+    const chunks: string[] = [];
+    const [r] = await new TrialRunner({ runtime: new ChunkyRuntime(0) }, store()).runJob({ task, taskPath: 'x', agent: new NopAgent(), attempt: 1 }, { concurrency: 1, retries: 0, onOutput: (t) => chunks.push(t) });
+    const prefix = `[${r?.record.trial ?? '?'}] `;
+    assert.ok(chunks.every((c) => c.endsWith('\n')), `each write is whole lines: ${JSON.stringify(chunks)}`);
+    const lines = chunks.join('').split('\n').filter(Boolean);
+    assert.ok(lines.every((l) => l.startsWith(prefix)), `every line starts with ${prefix}: ${JSON.stringify(lines)}`);
+    for (const l of ["PASSED test_one", "FAILED test_two", "no newline at the end"]) assert.ok(lines.includes(prefix + l), `${l} is one line: ${JSON.stringify(lines)}`);
+  });
+
   void it('records a cancelled trial as cancelled, not as a failure', async () => {
     const rt = new FakeRuntime(0);
     const task = await loadTask(fixture);

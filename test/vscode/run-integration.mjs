@@ -7,12 +7,14 @@
 // it settles the workbench calls window.codeAutomationExit(code), which this script exposes. The
 // suite writes its counts to the file named by TASKWRIGHT_TEST_RESULTS (the server's environment
 // reaches the extension host). The exit code is the suite's; the last line is `N passed, N failed`.
+// A run that leaves examples/ otherwise than it found it (git status --porcelain) fails too.
 //
 //   node test/vscode/run-integration.mjs [--folder examples] [--timeout 600] [--keep] [--verbose]
 import fs from 'node:fs';
 import path from 'node:path';
 import { format, parseArgs } from 'node:util';
 import { launchChromium } from './lib/chromium.mjs';
+import { examplesChanged, examplesState } from './lib/examplesClean.mjs';
 import { makeRunDir, startCodeServer } from './lib/codeServer.mjs';
 import { REPO_ROOT, RESULTS_DIR } from './lib/paths.mjs';
 
@@ -30,6 +32,7 @@ const { values: opt } = parseArgs({
 const started = Date.now();
 const log = (m) => console.log(`[vscode ${((Date.now() - started) / 1000).toFixed(1)}s] ${m}`);
 const runDir = makeRunDir('it');
+const examplesBefore = examplesState();
 const resultsFile = path.join(runDir, 'results.json');
 const outDir = path.join(RESULTS_DIR, 'vscode');
 fs.rmSync(outDir, { recursive: true, force: true }); // an earlier run's failure picture would mislead
@@ -57,6 +60,12 @@ async function finish(code, why) {
   if (code !== 0 && failed === 0) failed = 1;
   if (code === 0 && !summary) { code = 1; failed = 1; why += ', but the suite wrote no results'; }
   if (code === 0 && passed === 0) { code = 1; failed = 1; why += ', but no test ran'; }
+  // Every suite restores what it edits: a run that leaves examples/ changed fails, naming the files.
+  const changed = examplesChanged(examplesBefore, examplesState());
+  if (changed.length) {
+    code = 1; failed += 1; why += ', but it left examples/ changed';
+    for (const l of changed) console.log(`  CHANGED by the run (git status --porcelain examples/): ${l}`);
+  }
   log(`${why} -> exit ${code}`);
   // mocha's reporter above printed the stacks; repeat only what failed, next to the verdict.
   for (const f of summary?.failures ?? []) console.log(`  FAILED: ${f.title}: ${f.error.split('\n')[0]}`);

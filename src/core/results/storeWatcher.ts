@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import { LevelWatches } from '../watch/levelWatches';
 
 /** A file or run folder of a results store that appeared, changed or went. */
 export interface StoreEvent {
@@ -12,19 +13,15 @@ export interface StoreEvent {
 
 /**
  * Follows one results store (`<floor>/.taskwright/runs`): its run folders and the files directly in
- * them (`trials.jsonl`, `run.json`, `validation.json`), with non-recursive `fs.watch` handles, one
- * level at a time.
+ * them (`trials.jsonl`, `run.json`, `validation.json`), one level at a time (LevelWatches).
  *
- * Why not a recursive watcher: a store is made with one `mkdir -p .taskwright/runs/<run>/trials`, and
- * an inotify watcher that adds a watch when it sees a directory appear (VS Code's, @parcel/watcher)
- * misses the levels created before that watch exists — it never hears of that run, nor of any later
- * one, until the window reloads. Here every level is listed again when it is (re)watched, so nothing
+ * A store is made with one `mkdir -p .taskwright/runs/<run>/trials`, which a recursive watcher never
+ * hears of (see LevelWatches); here every level is listed again when it is (re)watched, so nothing
  * created in between is missed. Watching never goes above `floor` (the workspace folder).
  */
 export class StoreWatcher {
   private readonly chain: string[];
-  /** Each watched folder's handle and the inode it was opened on (a folder removed and made again is a new one). */
-  private readonly watchers = new Map<string, { readonly w: fs.FSWatcher; readonly ino: number }>();
+  private readonly watches = new LevelWatches(() => this.sync(true));
   private readonly runs = new Set<string>();
   private closed = false;
 
@@ -44,8 +41,7 @@ export class StoreWatcher {
 
   close(): void {
     this.closed = true;
-    for (const { w } of this.watchers.values()) w.close();
-    this.watchers.clear();
+    this.watches.closeAll();
     this.runs.clear();
   }
 
@@ -77,8 +73,7 @@ export class StoreWatcher {
   }
 
   private dropRun(run: string, announce: boolean): void {
-    this.watchers.get(run)?.w.close();
-    this.watchers.delete(run);
+    this.watches.unwatch(run);
     this.runs.delete(run);
     if (announce) this.onEvent({ kind: 'remove', path: run, runDir: run });
   }
@@ -92,26 +87,8 @@ export class StoreWatcher {
 
   /** Watches `dir` (once); false when it does not exist (its parent's watch brings it in later). */
   private watch(dir: string, listener: (type: string, name: string | null) => void): boolean {
-    const ino = inodeOf(dir);
-    const old = this.watchers.get(dir);
-    if (old && old.ino === ino) return true;
-    // Gone, or removed and made again: the old handle hears nothing any more.
-    if (old) { old.w.close(); this.watchers.delete(dir); }
-    if (ino === undefined) return false;
-    let w: fs.FSWatcher;
-    try {
-      w = fs.watch(dir, { persistent: false }, (type, name) => listener(type, name === null ? null : String(name)));
-    } catch {
-      return false;
-    }
-    w.on('error', () => { w.close(); if (this.watchers.get(dir)?.w === w) this.watchers.delete(dir); this.sync(true); });
-    this.watchers.set(dir, { w, ino });
-    return true;
+    return this.closed ? false : this.watches.watch(dir, listener) !== 'missing';
   }
-}
-
-function inodeOf(dir: string): number | undefined {
-  try { const st = fs.statSync(dir); return st.isDirectory() ? st.ino : undefined; } catch { return undefined; }
 }
 
 function listEntries(dir: string): string[] {

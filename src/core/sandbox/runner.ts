@@ -174,7 +174,7 @@ export class TrialRunner {
           task: job.task, taskPath: job.taskPath, agent: job.agent, runId: this.store.id, trialId,
           attempt: job.attempt, try: t, checkpoint: opts.checkpoint, logDir, timeoutPolicy: opts.timeoutPolicy,
           logsRel: path.relative(this.store.dir, logDir).split(path.sep).join('/'),
-          beforeVerifier: job.beforeVerifier, onOutput: lines?.write, signal,
+          beforeVerifier: job.beforeVerifier, onOutput: lines?.write, onLine: lines?.line, signal,
           record: (r) => { saved = this.save(r); }, leased: true,
           ...(opts.deferRemoval ? { removeLater: this.removeLater } : {}),
         });

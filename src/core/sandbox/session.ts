@@ -41,6 +41,8 @@ export interface SessionLogs {
   /** File name prefix for exec output (`agent` → agent.stdout / agent.stderr). */
   readonly prefix: string;
   readonly onOutput?: (text: string) => void;
+  /** The session's own lines (each command), started on a line of their own (TrialRequest.onLine). */
+  readonly onLine?: (line: string) => void;
 }
 
 /** The agent's view of a trial: commands in the trial's fresh container, logged to the trial folder. */
@@ -74,7 +76,7 @@ export class ContainerSession implements TrialSession {
     await this.defaults.beforeFirstUse?.();
     const signal = options.signal ? AbortSignal.any([options.signal, this.phaseSignal]) : this.phaseSignal;
     fs.appendFileSync(this.file(`${this.logs.prefix}.log`), `$ ${command}\n`);
-    this.logs.onOutput?.(`$ ${command}\n`);
+    (this.logs.onLine ?? this.logs.onOutput)?.(`$ ${command}\n`);
     const out = (name: string) => (c: Buffer): void => {
       this.stream(name).write(c);
       this.logs.onOutput?.(c.toString('utf8'));
@@ -113,6 +115,6 @@ export class ContainerSession implements TrialSession {
 
   log(line: string): void {
     fs.appendFileSync(this.file(`${this.logs.prefix}.log`), line.endsWith('\n') ? line : `${line}\n`);
-    this.logs.onOutput?.(line.endsWith('\n') ? line : `${line}\n`);
+    (this.logs.onLine ?? this.logs.onOutput)?.(line.endsWith('\n') ? line : `${line}\n`);
   }
 }

@@ -60,7 +60,9 @@ export async function runTrial(ctx: TrialContext, req: TrialRequest): Promise<Tr
   const timeoutPolicy = req.timeoutPolicy ?? DEFAULT_TIMEOUT_POLICY;
   fs.mkdirSync(req.logDir, { recursive: true });
   const file = (n: string): string => path.join(req.logDir, n);
+  // Command and build output as it comes (it may end mid-line); `say` for the trial's own lines.
   const emit = (t: string): void => req.onOutput?.(t);
+  const say = (t: string): void => (req.onLine ?? req.onOutput)?.(t);
   const durations: { build: number | null; agent: number | null; verifier: number | null } = { build: null, agent: null, verifier: null };
   const facts: { -readonly [K in keyof TrialFacts]: TrialFacts[K] } = {};
   let verdict: VerifierVerdict | undefined;
@@ -95,7 +97,7 @@ export async function runTrial(ctx: TrialContext, req: TrialRequest): Promise<Tr
 
   try {
     const buildStarted = Date.now();
-    emit(`── ${task.id}: trial ${req.trialId} (${req.agent.spec}, attempt ${req.attempt}${req.try > 1 ? `, try ${req.try}` : ''})\n`);
+    say(`── ${task.id}: trial ${req.trialId} (${req.agent.spec}, attempt ${req.attempt}${req.try > 1 ? `, try ${req.try}` : ''})\n`);
     const image = await images.ensure(task, { logFile: file('build.log'), onLog: emit, signal: trialCtl.signal });
     if (!fs.existsSync(file('build.log'))) fs.writeFileSync(file('build.log'), `image ${image.ref} (built by a concurrent trial of this run)\n`);
     imageBuilt = image.built;
@@ -139,7 +141,7 @@ export async function runTrial(ctx: TrialContext, req: TrialRequest): Promise<Tr
     const agentSignal = AbortSignal.any([agentCtl.signal, trialCtl.signal]);
     // `command:` agents reach a Docker container through DOCKER_HOST; a Pod has none (they get its name).
     const dockerHost = runtime.backend === 'kubernetes' ? undefined : runtime.endpointOf?.(containerId) ?? runtime.endpoint;
-    const session = new ContainerSession(task, containerId, runtime, { dir: req.logDir, prefix: 'agent', onOutput: req.onOutput }, agentSignal, dockerHost, { user: task.agent.user, beforeFirstUse: ensureDirs });
+    const session = new ContainerSession(task, containerId, runtime, { dir: req.logDir, prefix: 'agent', onOutput: req.onOutput, onLine: req.onLine }, agentSignal, dockerHost, { user: task.agent.user, beforeFirstUse: ensureDirs });
     fs.writeFileSync(file('agent.log'), '');
     const agentStarted = Date.now();
     let agentTimer: NodeJS.Timeout | undefined;
@@ -190,7 +192,7 @@ export async function runTrial(ctx: TrialContext, req: TrialRequest): Promise<Tr
       return await finish();
     }
 
-    if (req.beforeVerifier) await req.beforeVerifier(new ContainerSession(task, containerId, runtime, { dir: req.logDir, prefix: 'probe', onOutput: req.onOutput }, trialCtl.signal, dockerHost, { beforeFirstUse: ensureDirs }));
+    if (req.beforeVerifier) await req.beforeVerifier(new ContainerSession(task, containerId, runtime, { dir: req.logDir, prefix: 'probe', onOutput: req.onOutput, onLine: req.onLine }, trialCtl.signal, dockerHost, { beforeFirstUse: ensureDirs }));
 
     // Verifier phase: tests copied in only now, so the agent never saw them, into folders the
     // harness owns afresh (nothing the agent planted at the tests' or the reward's path survives).
@@ -199,7 +201,7 @@ export async function runTrial(ctx: TrialContext, req: TrialRequest): Promise<Tr
       const fresh = await freshHarnessDirs(runtime, containerId, [plan.testsTarget, ...(plan.rewardDir ? [plan.rewardDir] : [])], trialCtl.signal);
       if (!fresh.ok) {
         facts.harnessTampered = fresh.detail;
-        emit(`[${fresh.detail}]\n`);
+        say(`[${fresh.detail}]\n`);
         return await finish();
       }
       if (fresh.cleared.length) fs.appendFileSync(file('agent.log'), `[removed what the agent's phase left at ${fresh.cleared.join(', ')} before the tests went in]\n`);
@@ -210,7 +212,7 @@ export async function runTrial(ctx: TrialContext, req: TrialRequest): Promise<Tr
     }
     oomWatch = await runtime.watchOom?.(containerId);
     const verifierStarted = Date.now();
-    emit(`$ ${plan.verifyCommand.join(' ')}\n`);
+    say(`$ ${plan.verifyCommand.join(' ')}\n`);
     const vOut = new CappedLog(file('verifier.stdout'));
     const vErr = new CappedLog(file('verifier.stderr'));
     const v = await runtime.exec(containerId, {
@@ -228,7 +230,7 @@ export async function runTrial(ctx: TrialContext, req: TrialRequest): Promise<Tr
     if (v.cancelled) return await finish();
     if (v.timedOut) {
       facts.verifierTimedOut = true;
-      emit(`[verifier timed out after ${plan.verifierTimeoutSec} s: container removed]\n`);
+      say(`[verifier timed out after ${plan.verifierTimeoutSec} s: container removed]\n`);
       return await finish();
     }
     // The OOM events, the container's state and the reward folder, read at once; the reward only
@@ -246,7 +248,7 @@ export async function runTrial(ctx: TrialContext, req: TrialRequest): Promise<Tr
     if (ooms > 0) {
       dropReward();
       facts.verifierOom = true;
-      emit(`[the verifier was OOM-killed (memory limit ${Math.round(limitsFor(task).memoryBytes / 1048576)} MB): not a verdict]\n`);
+      say(`[the verifier was OOM-killed (memory limit ${Math.round(limitsFor(task).memoryBytes / 1048576)} MB): not a verdict]\n`);
       return await finish();
     }
     if (reward && 'error' in reward) throw reward.error;
@@ -254,7 +256,7 @@ export async function runTrial(ctx: TrialContext, req: TrialRequest): Promise<Tr
     reward?.folder.keep();
     verdict = plan.verdict(v.stdout, v.stderr, v.exitCode ?? -1, rewardFiles);
     fs.writeFileSync(file('verdict.txt'), `exit ${v.exitCode}\n${verdict.detail}\n`);
-    emit(`verdict: ${verdict.detail}\n`);
+    say(`verdict: ${verdict.detail}\n`);
     facts.reward = verdict.reward;
     return await finish();
   } catch (e) {
@@ -262,7 +264,7 @@ export async function runTrial(ctx: TrialContext, req: TrialRequest): Promise<Tr
       // The task's own files lead out of it: a task problem (never retried, never infra), and
       // nothing of it was sent (archives are listed in full before the first byte goes out).
       facts.taskProblem = { rule: e.rule, message: `${task.id}: ${e.message}` };
-      emit(`task problem (${e.rule}): ${e.message}\n`);
+      say(`task problem (${e.rule}): ${e.message}\n`);
     } else if (isDiskFull(e)) {
       infra('disk-full', e instanceof Error ? e.message : String(e), false);
     } else if (e instanceof InfraError) {
@@ -309,7 +311,7 @@ export async function runTrial(ctx: TrialContext, req: TrialRequest): Promise<Tr
     removed = true;
     await runtime.remove(containerId).catch((e: unknown) => {
       // With the record saved, a container left behind is the reaper's to remove, not a new outcome.
-      if (recorded) emit(`could not remove container ${containerId?.slice(0, 12)}: ${String(e)}\n`);
+      if (recorded) say(`could not remove container ${containerId?.slice(0, 12)}: ${String(e)}\n`);
       else infra('other', `could not remove container: ${String(e)}`);
     });
   }
@@ -337,9 +339,9 @@ export async function runTrial(ctx: TrialContext, req: TrialRequest): Promise<Tr
       infra('harness-timeout', `the trial exceeded its wall clock (agent + verifier timeouts + slack); container removed`);
     }
     const c = classifyTrial({ ...facts, timeoutPolicy });
-    if (facts.infra) emit(`infra error (${facts.infra.kind}): ${facts.infra.message}\n`);
-    if (facts.containerDied && c.outcome !== 'infra-error' && c.outcome !== 'cancelled') emit(`${facts.containerDied.detail}\n`);
-    emit(`outcome: ${c.outcome}${c.reward !== null ? ` (reward ${c.reward})` : ''}\n`);
+    if (facts.infra) say(`infra error (${facts.infra.kind}): ${facts.infra.message}\n`);
+    if (facts.containerDied && c.outcome !== 'infra-error' && c.outcome !== 'cancelled') say(`${facts.containerDied.detail}\n`);
+    say(`outcome: ${c.outcome}${c.reward !== null ? ` (reward ${c.reward})` : ''}\n`);
     const error = facts.containerDied && (c.outcome === 'agent-error' || c.outcome === 'verifier-error' || c.outcome === 'verifier-oom')
       ? facts.containerDied.detail
       : facts.harnessTampered ?? (agentResult?.status === 'error' ? agentResult.error ?? 'agent error' : undefined);

@@ -24,6 +24,12 @@ export class TrialLines {
     if (this.partial.length > MAX_PARTIAL) this.flush();
   };
 
+  /** A line of its own: what is left of an unfinished line is passed on first, ended. */
+  readonly line = (text: string): void => {
+    this.flush();
+    this.write(text.endsWith('\n') ? text : `${text}\n`);
+  };
+
   flush(): void {
     if (!this.partial) return;
     const rest = this.partial;

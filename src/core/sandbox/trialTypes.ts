@@ -26,6 +26,11 @@ export interface TrialRequest {
   readonly logsRel: string;
   readonly beforeVerifier?: BeforeVerifierHook;
   readonly onOutput?: (text: string) => void;
+  /**
+   * Taskwright's own lines (the trial's status, each command): they start a line of their own even
+   * after command output that ended mid-line. Without it they go to `onOutput`.
+   */
+  readonly onLine?: (line: string) => void;
   readonly signal?: AbortSignal;
   /** Slack on top of the agent and verifier timeouts before the harness itself gives up. */
   readonly wallClockSlackSec?: number;

@@ -1,7 +1,7 @@
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { Task } from '../../core/model/task';
-import { loadTasks } from '../../core/discovery/index';
+import { IGNORED_FOLDERS, loadTasks } from '../../core/discovery/index';
 import { loadTask } from '../../core/loader/index';
 import type { Config } from '../config';
 import { errorMessage } from '../log';
@@ -76,6 +76,32 @@ export class TaskIndex implements vscode.Disposable {
       this.loaded = true;
       this.log.info(`Found ${next.size} task(s) under ${roots.length} folder(s) in ${Date.now() - started} ms`);
       this.changed.fire({ dirs: 'all' });
+    });
+  }
+
+  /**
+   * Finds the tasks under the given folders again and leaves the rest of the index alone: for folders
+   * made after the window opened, whose contents no watcher may have reported (tasks/watcher.ts).
+   * Tasks found are (re)loaded, known tasks under the folders that are gone are dropped.
+   */
+  rescan(dirs: readonly string[]): Promise<void> {
+    return this.enqueue(async () => {
+      const roots = this.roots();
+      const ignore = roots.length ? this.config.get('discovery.exclude', vscode.workspace.workspaceFolders?.[0]) : [];
+      // Only what a full discovery would search: inside a workspace folder, below no ignored folder.
+      const skipped = new Set([...IGNORED_FOLDERS, ...ignore]);
+      const inside = (p: string): boolean => roots.some((r) => (p === r || p.startsWith(r + path.sep))
+        && !path.relative(r, p).split(path.sep).some((part) => skipped.has(part)));
+      const under = (taskDir: string): boolean => dirs.some((d) => taskDir === d || taskDir.startsWith(d + path.sep));
+      const found = await loadTasks(dirs.filter(inside), { ignore });
+      const touched: string[] = [];
+      for (const t of found) { this.tasks.set(t.dir, t); touched.push(t.dir); }
+      const kept = new Set(found.map((t) => t.dir));
+      for (const dir of [...this.tasks.keys()]) if (under(dir) && !kept.has(dir)) { this.tasks.delete(dir); touched.push(dir); }
+      if (touched.length) {
+        this.log.debug(`Rescanned ${dirs.join(', ')}: ${found.length} task(s)`);
+        this.changed.fire({ dirs: touched });
+      }
     });
   }
 
