@@ -58,6 +58,8 @@ export interface TaskwrightApi {
       readonly models: readonly { readonly key: string; readonly tasks: readonly { readonly id: string; readonly attempts: number; readonly successes: number }[] }[];
       readonly viewState: Readonly<Record<string, unknown>>;
     } | undefined;
+    /** What Show Solvability Band offers to pick: label and the results folder each entry opens. */
+    sourceChoices(): { readonly label: string; readonly source: string | undefined }[];
   };
   readonly testing: {
     /** The Testing view's items: datasets → tasks → checks (checks once made). */
@@ -81,6 +83,8 @@ export interface TaskwrightApi {
       readonly rendered: { readonly steps: number; readonly selected: number; readonly failing: number } | undefined;
       readonly viewState: Readonly<Record<string, unknown>>;
     } | undefined;
+    /** What the webview's `o`/Enter asks for: step `n` (1-based) of the open trial as a read-only shell document, beside. */
+    openStep(n: number): Promise<vscode.TextEditor | undefined>;
   };
   readonly trust: {
     /**

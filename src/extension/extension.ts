@@ -1,10 +1,11 @@
 import * as vscode from 'vscode';
 import type { TaskwrightApi } from './api';
 import { COMMANDS, registerCommands } from './commands/index';
-import { modelKey } from './band/bandService';
+import { bandOf, modelKey } from './band/bandService';
 import { Ctx } from './context';
 import { TrialPanel } from './trial/trialPanel';
 import { BandPanel } from './panel/bandPanel';
+import { sourceItems } from './panel/openPanel';
 import { restoreValidations } from './sandbox/restore';
 import { TaskwrightStatusBar } from './statusBar/statusBar';
 import { registerTesting } from './testing/index';
@@ -49,6 +50,7 @@ export async function activate(extension: vscode.ExtensionContext): Promise<Task
       node: (runDir, trialId) => ctx.runs.node(runDir, trialId),
     },
     bandPanel: {
+      sourceChoices: () => sourceItems(bandOf(ctx).imports()).map((i) => ({ label: i.label, source: i.source })),
       current: () => {
         const p = BandPanel.current;
         if (!p) return undefined;
@@ -80,6 +82,7 @@ export async function activate(extension: vscode.ExtensionContext): Promise<Task
         const p = TrialPanel.current;
         return p ? { ready: p.isReady, view: p.view, rendered: p.rendered, viewState: { ...p.viewState } } : undefined;
       },
+      openStep: async (n) => TrialPanel.current?.openStep(n),
     },
     trust: {
       simulate: (trusted) => simulateTrust(trusted),

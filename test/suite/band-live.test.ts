@@ -1,11 +1,13 @@
 // Runs inside the real VS Code extension host with `examples/` open: the Solvability Band panel opened
 // on a run of the results store follows its trials.jsonl as it grows (the watcher re-reads it), and
-// switching the panel to another source starts its view state afresh.
+// switching the panel to another source starts its view state afresh; its source picker lists the store,
+// each run and each import.
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import * as vscode from 'vscode';
-import { api, until, workspaceDir } from './helpers';
+import { api, until, workspaceDir, writeHarborJob } from './helpers';
 
 const runsDir = (): string => path.join(workspaceDir(), '.taskwright', 'runs');
 
@@ -38,6 +40,14 @@ describe('Solvability band panel, live', () => {
     const first = writeRun('20261129-100000-live-a', 'live-a', line('a1', 'semver-sort', 1, 'live-a', 1));
     const second = writeRun('20261129-110000-live-b', 'live-b', line('b1', 'word-frequency', 1, 'live-b', 0));
     written.push(first, second);
+
+    // The source picker offers the whole store, each run, each import; a job imported now is listed too.
+    const job = path.join(os.tmpdir(), `tw-band-live-job-${process.pid}`);
+    writeHarborJob(job, 'live-job', 'live-c', { 'semver-sort': [1] });
+    written.push(job);
+    await vscode.commands.executeCommand('taskwright.band.importResults', vscode.Uri.file(path.join(job, 'live-job')));
+    const sources = a.bandPanel.sourceChoices().map((c) => c.source);
+    for (const s of [path.dirname(first), first, second, path.join(job, 'live-job')]) assert.ok(sources.includes(s), `${s} among the sources: ${JSON.stringify(sources)}`);
 
     await vscode.commands.executeCommand('taskwright.band.openPanel', first);
     const row = (): { attempts: number; successes: number } | undefined => a.bandPanel.current()?.models.find((m) => m.key === 'live-a')?.tasks.find((t) => t.id === 'semver-sort');

@@ -44,6 +44,22 @@ describe('One API key for every model path', () => {
     assert.deepEqual(keyCommands, ['taskwright.models.setApiKey']);
   });
 
+  it('Generate Tasks… without a key says so before asking anything', async () => {
+    await api();
+    await vscode.commands.executeCommand('taskwright.models.setApiKey', '');
+    let settled = false;
+    const generating = Promise.resolve(vscode.commands.executeCommand('taskwright.generate.tasks')).finally(() => { settled = true; });
+    // The only thing it may show is the missing-key warning: dismissing it ends the command. Had it
+    // opened its first question instead, the command would still wait for an answer.
+    await new Promise((r) => setTimeout(r, 1000));
+    assert.equal(settled, false, 'it waits on the warning');
+    await vscode.commands.executeCommand('notifications.clearAll');
+    const ended = await Promise.race([generating.then(() => true), new Promise<boolean>((r) => setTimeout(() => r(false), 10_000))]);
+    await vscode.commands.executeCommand('workbench.action.closeQuickOpen');
+    assert.equal(ended, true, 'the command ended with the warning: no question was asked');
+    assert.equal(await generating, undefined);
+  });
+
   it('Rerun Task… with an anthropic: policy reads the key Set API Key… stored', async function () {
     this.timeout(5 * 60_000);
     await api();

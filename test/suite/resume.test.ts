@@ -1,7 +1,7 @@
 // Runs inside the real VS Code extension host with `examples/` open and the real Docker Engine:
 // "Resume Run…" on a run that was killed after its first attempt (a torn last ledger line, no
-// finishedAt, a dead owner) makes only the missing attempt, keeps the recorded one, and leaves no
-// container behind.
+// finishedAt, a dead owner), started from the run's row in the Runs view, makes only the missing
+// attempt, keeps the recorded one, and leaves no container behind.
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -9,7 +9,7 @@ import path from 'node:path';
 import * as vscode from 'vscode';
 import { readRun } from '../../src/core/results/store';
 import type { ResumeRunResult } from '../../src/extension/band/resumeRun';
-import { api, workspaceDir } from './helpers';
+import { api, until, workspaceDir, EXTENSION_ID } from './helpers';
 
 describe('Band: Resume Run', () => {
   const id = `20261203-000000-oracle-suite-${process.pid}`;
@@ -21,7 +21,6 @@ describe('Band: Resume Run', () => {
 
   it('makes only the attempts a killed run still owes', async function () {
     this.timeout(10 * 60_000);
-    await api();
     const dir = runDir();
     fs.mkdirSync(path.join(dir, 'trials', '001-word-frequency-oracle-a1'), { recursive: true });
     fs.writeFileSync(path.join(dir, 'run.json'), JSON.stringify({
@@ -34,7 +33,18 @@ describe('Band: Resume Run', () => {
     };
     fs.writeFileSync(path.join(dir, 'trials.jsonl'), `${JSON.stringify(kept)}\n{"trial":"002-word-frequency-oracle-a2","ta`);
 
-    const r = await vscode.commands.executeCommand<ResumeRunResult | undefined>('taskwright.band.resumeRun', dir);
+    // The Runs view shows it as interrupted, with Resume Run… among that row's actions.
+    const a = await api();
+    await vscode.commands.executeCommand('taskwright.runs.refresh');
+    await until('the killed run in the Runs view', () => a.runs.shownRunDirs().includes(dir));
+    const row = (await a.runs.snapshot(1))[a.runs.shownRunDirs().indexOf(dir)];
+    assert.equal(row?.contextValue, 'taskwright.run.interrupted', `the run's row: ${JSON.stringify(row)}`);
+    const menus = (vscode.extensions.getExtension(EXTENSION_ID)?.packageJSON as { contributes: { menus: Record<string, { command: string; when?: string }[]> } }).contributes.menus['view/item/context'] ?? [];
+    assert.ok(menus.some((m) => m.command === 'taskwright.band.resumeRun' && m.when === 'view == taskwright.runs && viewItem == taskwright.run.interrupted'), 'Resume Run… on an interrupted run\'s row');
+    const node = a.runs.node(dir) as { kind?: string } | undefined;
+    assert.equal(node?.kind, 'run');
+
+    const r = await vscode.commands.executeCommand<ResumeRunResult | undefined>('taskwright.band.resumeRun', node);
     assert.ok(r, 'Resume Run returned nothing');
     assert.equal(r.kept, 1);
     assert.deepEqual(r.ran.map((t) => [t.attempt, t.outcome]), [[2, 'passed']]);

@@ -56,6 +56,17 @@ describe('Trial viewer', () => {
     assert.ok(p.view.build);
     assert.deepEqual(p.rendered, { steps: 4, selected: 1, failing: 1 });
     assert.equal(p.viewState.dir, dir);
+
+    // `o` on a step: its command and output as a read-only shell transcript, beside the viewer.
+    const editor = await a.trialPanel.openStep(2);
+    assert.ok(editor, 'a step document opened');
+    assert.equal(editor.document.uri.scheme, 'taskwright-step', 'read-only (a content provider), not a file');
+    assert.equal(editor.document.languageId, 'shellscript');
+    const text = editor.document.getText();
+    assert.ok(text.split('\n').includes('seq 1 100000'), `the command on a line of its own:\n${text}`);
+    assert.match(text, /^# hello · hello__1 · step 2 · exit 0$/m);
+    assert.match(text, /^# output:$/m, 'the output follows, commented');
+    assert.notEqual(editor.viewColumn, vscode.window.tabGroups.all.find((g) => g.tabs.some((t) => t.input instanceof vscode.TabInputWebview))?.viewColumn, 'beside the viewer');
   });
 
   it('opens on a trial of an imported Harbor job (ATIF trajectory)', async () => {

@@ -11,6 +11,7 @@ import type { CommandSpec } from '../commands/command';
 import { sandboxOf } from '../sandbox/sandboxService';
 import { bandOf } from './bandService';
 import { agentFromSpec } from '../model/keys';
+import type { RunNode } from '../runs/items';
 
 /** What Resume Run returns (and the extension-host test reads). */
 export interface ResumeRunResult {
@@ -50,7 +51,8 @@ export const resumeRun: CommandSpec = {
   id: 'taskwright.band.resumeRun',
   needsTrust: 'Resuming a run (building images and running an agent in Docker)',
   async run(ctx, arg): Promise<ResumeRunResult | undefined> {
-    let runDir = typeof arg === 'string' ? arg : arg instanceof vscode.Uri ? arg.fsPath : undefined;
+    // A path, a Uri, or a run row of the Runs view (its Resume action on an interrupted run).
+    let runDir = typeof arg === 'string' ? arg : arg instanceof vscode.Uri ? arg.fsPath : isRunNode(arg) ? arg.run.dir : undefined;
     if (!runDir) {
       const runs = resumableRuns();
       if (!runs.length) {
@@ -121,3 +123,7 @@ export const resumeRun: CommandSpec = {
     });
   },
 };
+
+function isRunNode(arg: unknown): arg is RunNode {
+  return typeof arg === 'object' && arg !== null && (arg as { kind?: unknown }).kind === 'run' && typeof (arg as RunNode).run?.dir === 'string';
+}

@@ -6,7 +6,7 @@ import type { CommandSpec } from '../commands/command';
 import { bandOf } from '../band/bandService';
 import { BandPanel } from './bandPanel';
 
-interface SourcePick extends vscode.QuickPickItem {
+export interface SourcePick extends vscode.QuickPickItem {
   readonly source?: string;
   readonly browse?: boolean;
 }
@@ -26,6 +26,16 @@ export const openBandPanel: CommandSpec = {
 };
 
 async function pickSource(imports: readonly string[]): Promise<string | undefined> {
+  const items = sourceItems(imports);
+  const picked = items.length === 1 ? items[0] : await vscode.window.showQuickPick(items, { placeHolder: 'Show the solvability band of which results?' });
+  if (!picked) return undefined;
+  if (picked.source) return picked.source;
+  const chosen = await vscode.window.showOpenDialog({ canSelectFolders: true, canSelectFiles: false, canSelectMany: false, openLabel: 'Show Band' });
+  return chosen?.[0]?.fsPath;
+}
+
+/** The source picker's entries: each store whole, each of its runs, each import, then a folder picker. */
+export function sourceItems(imports: readonly string[]): SourcePick[] {
   const items: SourcePick[] = [];
   for (const f of vscode.workspace.workspaceFolders ?? []) {
     const root = defaultResultsDir(f.uri.fsPath);
@@ -38,9 +48,5 @@ async function pickSource(imports: readonly string[]): Promise<string | undefine
     if (fs.existsSync(dir)) items.push({ label: `$(cloud-download) ${path.basename(dir)}`, description: 'imported', detail: dir, source: dir });
   }
   items.push({ label: '$(folder-opened) Choose a results folder…', description: 'run folder, Harbor job or TB1 run', browse: true });
-  const picked = items.length === 1 ? items[0] : await vscode.window.showQuickPick(items, { placeHolder: 'Show the solvability band of which results?' });
-  if (!picked) return undefined;
-  if (picked.source) return picked.source;
-  const chosen = await vscode.window.showOpenDialog({ canSelectFolders: true, canSelectFiles: false, canSelectMany: false, openLabel: 'Show Band' });
-  return chosen?.[0]?.fsPath;
+  return items;
 }

@@ -148,19 +148,23 @@ export class TrialPanel implements vscode.Disposable {
         await vscode.window.showTextDocument(vscode.Uri.file(file), { preview: true, viewColumn: vscode.ViewColumn.Beside });
         return;
       }
-      case 'open-step': {
-        const step = this.shown?.steps[msg.step - 1];
-        if (!this.shown || !step) throw new Error(`step ${msg.step} is not in this trial`);
-        const doc = await vscode.workspace.openTextDocument(stepDocumentUri(this.shown, step));
-        await vscode.languages.setTextDocumentLanguage(doc, 'shellscript');
-        await vscode.window.showTextDocument(doc, { preview: true, viewColumn: vscode.ViewColumn.Beside });
+      case 'open-step':
+        await this.openStep(msg.step);
         return;
-      }
       case 'log':
         if (msg.level === 'error') this.ctx.log.error(`trial viewer (webview): ${msg.message}`);
         else this.ctx.log.info(`trial viewer (webview): ${msg.message}`);
         return;
     }
+  }
+
+  /** Step `n` (1-based) as a read-only shell transcript beside the viewer (the webview's `o`/Enter). */
+  async openStep(n: number): Promise<vscode.TextEditor> {
+    const step = this.shown?.steps[n - 1];
+    if (!this.shown || !step) throw new Error(`step ${n} is not in the trial ${this.shown?.dir ?? '(none shown)'}`);
+    const doc = await vscode.workspace.openTextDocument(stepDocumentUri(this.shown, step));
+    await vscode.languages.setTextDocumentLanguage(doc, 'shellscript');
+    return vscode.window.showTextDocument(doc, { preview: true, viewColumn: vscode.ViewColumn.Beside });
   }
 
   dispose(): void {
