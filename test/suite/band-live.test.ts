@@ -1,7 +1,7 @@
 // Runs inside the real VS Code extension host with `examples/` open: the Solvability Band panel opened
 // on a run of the results store follows its trials.jsonl as it grows (the watcher re-reads it), and
 // switching the panel to another source starts its view state afresh; its source picker lists the store,
-// each run and each import.
+// each run and each import, and a panel on an imported job follows the trials that land in it.
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -48,6 +48,14 @@ describe('Solvability band panel, live', () => {
     await vscode.commands.executeCommand('taskwright.band.importResults', vscode.Uri.file(path.join(job, 'live-job')));
     const sources = a.bandPanel.sourceChoices().map((c) => c.source);
     for (const s of [path.dirname(first), first, second, path.join(job, 'live-job')]) assert.ok(sources.includes(s), `${s} among the sources: ${JSON.stringify(sources)}`);
+
+    // On an imported job that is still running, each trial Harbor finishes (its folder and result.json
+    // made in one go) is counted as it lands.
+    await vscode.commands.executeCommand('taskwright.band.openPanel', path.join(job, 'live-job'));
+    const jobRow = (): { attempts: number } | undefined => a.bandPanel.current()?.models.find((m) => m.key.includes('live-c'))?.tasks.find((t) => t.id === 'semver-sort');
+    await until('the panel on the imported job', () => a.bandPanel.current()?.ready === true && jobRow()?.attempts === 1, 45_000, () => JSON.stringify(a.bandPanel.current()?.models));
+    writeHarborJob(job, 'live-job', 'live-c', { 'semver-sort': [1, 0] });
+    await until('the job\'s new trial counted', () => jobRow()?.attempts === 2, 30_000, () => JSON.stringify(a.bandPanel.current()?.models));
 
     await vscode.commands.executeCommand('taskwright.band.openPanel', first);
     const row = (): { attempts: number; successes: number } | undefined => a.bandPanel.current()?.models.find((m) => m.key === 'live-a')?.tasks.find((t) => t.id === 'semver-sort');

@@ -35,7 +35,10 @@ describe('Stored validations', () => {
       tasks: [{
         path: `tasks/${TASK}`, id: TASK, verdict: 'misaligned',
         checks: [{ name: 'nop', status: 'fail', runs: 3, detail: 'nop scored 1' }, { name: 'oracle', status: 'pass', runs: 3, detail: '' }],
-        findings: [{ rule: 'nop-passes', class: 'misalignment', severity: 'error', message: 'stored: the tests pass without a solution' }],
+        findings: [{
+          rule: 'nop-passes', class: 'misalignment', severity: 'error', message: 'stored: the tests pass without a solution',
+          file: 'tests/test.sh', range: { start: { line: 3, character: 0 }, end: { line: 3, character: 12 } },
+        }],
       }],
     }));
 
@@ -47,6 +50,10 @@ describe('Stored validations', () => {
     assert.equal(d.severity, vscode.DiagnosticSeverity.Error);
     assert.match(d.message, /^stored:/);
     assertLinksRulePage(d, 'nop-passes');
+    // At the file and line the validation recorded.
+    const [uri] = vscode.languages.getDiagnostics().find(([, l]) => l.includes(d)) ?? [];
+    assert.equal(uri?.fsPath, path.join(dir, 'tests', 'test.sh'));
+    assert.equal(d.range.start.line, 3);
 
     fs.rmSync(runDir(), { recursive: true, force: true });
     await until('the status gone with its run', () => a.taskExplorer.status(dir).find((s) => s.source === 'validation') === undefined);
