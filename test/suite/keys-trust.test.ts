@@ -1,11 +1,13 @@
 // Runs inside the real VS Code extension host with `examples/` open: one key command whose key every
 // model path reads (Rerun Task… with an `anthropic:` policy, against a local server speaking the
 // Messages wire format, in Docker), and the trust gate: in an untrusted workspace every command that
-// builds, runs a container or an agent, or calls a model is refused and starts nothing.
+// builds, runs a container or an agent, or calls a model is refused and starts nothing. Generate Tasks…
+// checks for the key before its first question and starts the difficulty on the CLI's default.
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import * as vscode from 'vscode';
+import { DEFAULT_GEN_DIFFICULTY } from '../../src/core/generate/types';
 import { startAnthropicServer, type AnthropicScriptedServer } from '../support/anthropicServer';
 import { commandScript } from '../support/scripted';
 import { api, EXTENSION_ID, listWorkspaceRuns, workspaceDir, workspaceRunsDir } from './helpers';
@@ -62,6 +64,26 @@ describe('One API key for every model path', () => {
     }
     assert.equal(shown.length, 1, `one message and no question: ${JSON.stringify(shown)}`);
     assert.match(shown[0] ?? '', /^warning: Taskwright: generating tasks needs an Anthropic API key/);
+  });
+
+  it('Generate Tasks… with a key asks its questions, the difficulty starting on the CLI\'s default', async () => {
+    await api();
+    await vscode.commands.executeCommand('taskwright.models.setApiKey', KEY);
+    const w = vscode.window as { -readonly [K in 'showInputBox' | 'showQuickPick']: unknown };
+    const saved = { showInputBox: w.showInputBox, showQuickPick: w.showQuickPick };
+    const answers = ['integer arithmetic', '1'];
+    const picks: { label: string; description?: string }[][] = [];
+    w.showInputBox = (): Promise<string | undefined> => Promise.resolve(answers.shift());
+    // The format: the first entry; the difficulty: recorded, then Escape.
+    w.showQuickPick = (items: readonly { label: string; description?: string }[]): Promise<unknown> => { picks.push([...items]); return Promise.resolve(picks.length === 1 ? items[0] : undefined); };
+    try {
+      assert.equal(await vscode.commands.executeCommand('taskwright.generate.tasks'), undefined);
+    } finally {
+      Object.assign(w, saved);
+      await vscode.commands.executeCommand('taskwright.models.setApiKey', '');
+    }
+    assert.equal(picks.length, 2, 'format, then difficulty');
+    assert.deepEqual(picks[1]?.[0], { label: DEFAULT_GEN_DIFFICULTY, description: 'default (as taskwright generate)' });
   });
 
   it('Rerun Task… with an anthropic: policy reads the key Set API Key… stored', async function () {
