@@ -4,6 +4,7 @@ import { childByField, descendants, walk, type SyntaxNode, type SyntaxTree } fro
 import type { AuditContext } from '../context';
 import type { StaticRule } from '../rule';
 import { assertExpr, asserts, fnRange, own, readByTest, testStrings, tests, writtenByTest, type TestFile } from './pyTestFiles';
+import { neutralExpected } from './neutralExpected';
 
 const LISTING = /^(os\.listdir|listdir|glob\.glob|glob|os\.scandir|\w*\.iterdir|\w*\.glob|\w*\.rglob)$/;
 
@@ -145,7 +146,12 @@ export const expectedFromAgentWritablePath: StaticRule = {
     for (const s of testStrings(ctx)) {
       const v = s.value;
       // A root agent reads and writes anywhere but the folders the harness mounts after it (/opt too).
-      if (!v.startsWith('/') || !EXPECTED_NAME.test(v) || /^\/(tests|logs|oracle|solution|proc|sys|dev)(\/|$)/.test(v)) continue;
+      if (!v.startsWith('/') || /^\/(tests|logs|oracle|solution|proc|sys|dev)(\/|$)/.test(v)) continue;
+      if (!EXPECTED_NAME.test(v)) {
+        const neutral = neutralExpected(ctx, s);
+        if (neutral) yield neutral;
+        continue;
+      }
       // Decided by where the file comes from, not by its name: the image must put it there (so it
       // exists before the agent starts), the solution must not write it (then it is the agent's
       // output) and the test must not write it itself.

@@ -1,0 +1,101 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { auditTask } from '../../src/core/audit/index';
+import { loadTask } from '../../src/core/loader/index';
+import type { Files } from './audit-cases';
+import { makeTask, removeTemp, type CaseBase } from './audit-helpers';
+
+/** `rule severity file:line` (1-based) of every finding of the given rules. */
+async function findings(base: CaseBase, files: Files, rules: readonly string[]): Promise<string[]> {
+  const dir = await makeTask(base, files);
+  try {
+    const all = await auditTask(await loadTask(dir), { ignoreConfigFiles: true });
+    return all.filter((f) => rules.includes(f.rule)).map((f) => `${f.rule} ${f.severity} ${f.file ?? ''}:${f.range ? f.range.start.line + 1 : ''}`).sort();
+  } finally {
+    await removeTemp(dir);
+  }
+}
+
+void describe('tb1-compose-without-harness-name', () => {
+  const rule = ['tb1-compose-without-harness-name'];
+  void it('reports a compose file whose only service has no container_name', async () => {
+    const compose = 'services:\n  workbench:\n    build:\n      context: .\n    volumes:\n      - ./tests:/app/tests:ro\n    command: sleep infinity\n';
+    assert.deepEqual(await findings('clean-tb1', { 'docker-compose.yaml': compose }, rule), ['tb1-compose-without-harness-name warning docker-compose.yaml:2']);
+  });
+  void it('reports a fixed literal container name', async () => {
+    const compose = 'version: "3.8"\nservices:\n  box:\n    build: .\n    container_name: wordcount_box\n';
+    assert.deepEqual(await findings('clean-tb1', { 'docker-compose.yaml': compose }, rule), ['tb1-compose-without-harness-name warning docker-compose.yaml:3']);
+  });
+  void it('leaves the harness template alone', async () => {
+    const compose = 'services:\n  client:\n    build:\n      dockerfile: Dockerfile\n    image: ${T_BENCH_TASK_DOCKER_CLIENT_IMAGE_NAME}\n    container_name: ${T_BENCH_TASK_DOCKER_CLIENT_CONTAINER_NAME}\n    environment:\n      - TEST_DIR=${T_BENCH_TEST_DIR}\n';
+    assert.deepEqual(await findings('clean-tb1', { 'docker-compose.yaml': compose }, rule), []);
+  });
+  void it('leaves a Harbor task\'s compose file alone', async () => {
+    const compose = 'services:\n  main:\n    build:\n      context: .\n';
+    assert.deepEqual(await findings('clean-harbor', { 'environment/docker-compose.yaml': compose }, rule), []);
+  });
+});
+
+const KD_DOCKER = 'FROM python:3.12-slim-bookworm\nRUN apt-get update && apt-get install -y tmux asciinema\nRUN pip install --no-cache-dir pytest==8.3.3 torch==2.4.1\nWORKDIR /app\nCOPY words.txt /app/words.txt\nCOPY deps/net.py /app/lib/net.py\nCOPY deps/fit.py /app/lib/fit.py\nCOPY deps/holdout.pt /app/data/holdout.pt\n';
+const KD_TASK = 'instruction: |-\n  The training script `/app/lib/fit.py` diverges. Fix it so that the model it saves to\n  `/app/out/model.pt` reaches a good accuracy.\nauthor_name: Taskwright Tests\ndifficulty: medium\ncategory: ml\nparser_name: pytest\nmax_agent_timeout_sec: 900\nmax_test_timeout_sec: 300\n';
+const KD_TEST = (imports: string, body: string): string => `import sys\nimport torch\n\nsys.path.append("/app/lib")\n${imports}\n\n\ndef test_accuracy():\n${body}`;
+const KD_BODY = '    split = torch.load("/app/data/holdout.pt")\n    net = Net()\n    net.load_state_dict(torch.load("/app/out/model.pt"))\n    acc = (net(split["x"]).argmax(1) == split["y"]).float().mean().item()\n    assert acc > 0.9\n';
+const KD_FILES = (extra: Files): Files => ({
+  'task.yaml': KD_TASK, Dockerfile: KD_DOCKER,
+  'deps/net.py': 'import torch\n\n\nclass Net(torch.nn.Module):\n    pass\n',
+  'deps/fit.py': 'import torch\nfrom net import Net\n\nnet = Net()\nopt = torch.optim.SGD(net.parameters(), lr=0.1)\nfor _ in range(10):\n    loss = net.loss()\n    loss.backward()\n    opt.step()\n',
+  'deps/holdout.pt': 'not really a tensor file\n',
+  'run-tests.sh': '#!/bin/bash\nif [ "$PWD" = "/" ]; then\n    exit 1\nfi\npython3 /app/lib/fit.py\npytest --noconftest $TEST_DIR/test_outputs.py -rA\n',
+  'tests/test_outputs.py': KD_TEST('from net import Net', KD_BODY),
+  ...extra,
+});
+
+void describe('verifier-imports-agent-module', () => {
+  const rule = ['verifier-imports-agent-module'];
+  void it('reports a shipped module the instruction never assigns, used to score', async () => {
+    assert.deepEqual(await findings('clean-tb1', KD_FILES({}), rule), ['verifier-imports-agent-module warning tests/test_outputs.py:5']);
+  });
+  void it('leaves the module the instruction asks the agent to fix', async () => {
+    const test = KD_TEST('from fit import train_step', '    assert train_step(1.0) == 0.5\n');
+    assert.deepEqual(await findings('clean-tb1', KD_FILES({ 'tests/test_outputs.py': test }), rule), []);
+  });
+  void it('leaves a module the tests ship themselves', async () => {
+    const test = KD_TEST('from net import Net', KD_BODY).replace('sys.path.append("/app/lib")', 'sys.path.append("/tests")');
+    assert.deepEqual(await findings('clean-tb1', KD_FILES({ 'tests/test_outputs.py': test, 'tests/net.py': 'class Net:\n    pass\n' }), rule), []);
+  });
+});
+
+void describe('unseeded-training-threshold', () => {
+  const rule = ['unseeded-training-threshold'];
+  void it('reports an accuracy bar on a run the verifier trains without a seed', async () => {
+    assert.deepEqual(await findings('clean-tb1', KD_FILES({}), rule), ['unseeded-training-threshold warning tests/test_outputs.py:13']);
+  });
+  void it('leaves the same bar when the training script seeds torch', async () => {
+    const fit = 'import torch\nfrom net import Net\n\ntorch.manual_seed(0)\nnet = Net()\nopt = torch.optim.SGD(net.parameters(), lr=0.1)\nloss = net.loss()\nloss.backward()\nopt.step()\n';
+    assert.deepEqual(await findings('clean-tb1', KD_FILES({ 'deps/fit.py': fit }), rule), []);
+  });
+  void it('leaves a metric the agent reports when nothing in the verifier trains', async () => {
+    const run = '#!/bin/bash\nif [ "$PWD" = "/" ]; then\n    exit 1\nfi\npytest --noconftest $TEST_DIR/test_outputs.py -rA\n';
+    const test = 'import json\n\n\ndef test_reported_accuracy():\n    epochs = 5\n    acc = json.load(open("/app/out/metrics.json"))["val_acc"]\n    assert acc > 0.9\n';
+    assert.deepEqual(await findings('clean-tb1', KD_FILES({ 'run-tests.sh': run, 'tests/test_outputs.py': test }), rule), []);
+  });
+});
+
+void describe('expected-from-agent-writable-path: neutral names by data flow', () => {
+  const rule = ['expected-from-agent-writable-path'];
+  void it('reports grading data the image ships beside the agent and the instruction never mentions', async () => {
+    assert.deepEqual(await findings('clean-tb1', KD_FILES({}), rule), ['expected-from-agent-writable-path warning tests/test_outputs.py:9']);
+  });
+  void it('is only a note when the instruction hands the file over as input', async () => {
+    const task = KD_TASK.replace('reaches a good accuracy.', 'reaches a good accuracy on `/app/data/holdout.pt`.');
+    assert.deepEqual(await findings('clean-tb1', KD_FILES({ 'task.yaml': task }), rule), ['expected-from-agent-writable-path info tests/test_outputs.py:9']);
+  });
+  void it('leaves a shipped file the test reads without comparing it with an output', async () => {
+    const test = KD_TEST('', '    split = torch.load("/app/data/holdout.pt")\n    assert len(split["x"]) == 100\n');
+    assert.deepEqual(await findings('clean-tb1', KD_FILES({ 'tests/test_outputs.py': test }), rule), []);
+  });
+  void it('leaves a file the build never makes (the agent\'s output)', async () => {
+    const docker = KD_DOCKER.replace('COPY deps/holdout.pt /app/data/holdout.pt\n', '');
+    assert.deepEqual(await findings('clean-tb1', KD_FILES({ Dockerfile: docker }), rule), []);
+  });
+});
