@@ -4,6 +4,7 @@ import { auditTask } from '../../src/core/audit/index';
 import { loadTask } from '../../src/core/loader/index';
 import type { Files } from './audit-cases';
 import { makeTask, removeTemp, type CaseBase } from './audit-helpers';
+import { KD_BODY, KD_DOCKER, KD_FILES, KD_TASK, KD_TEST } from './audit-cases-recall';
 
 /** `rule severity file:line` (1-based) of every finding of the given rules. */
 async function findings(base: CaseBase, files: Files, rules: readonly string[]): Promise<string[]> {
@@ -34,20 +35,6 @@ void describe('tb1-compose-without-harness-name', () => {
     const compose = 'services:\n  main:\n    build:\n      context: .\n';
     assert.deepEqual(await findings('clean-harbor', { 'environment/docker-compose.yaml': compose }, rule), []);
   });
-});
-
-const KD_DOCKER = 'FROM python:3.12-slim-bookworm\nRUN apt-get update && apt-get install -y tmux asciinema\nRUN pip install --no-cache-dir pytest==8.3.3 torch==2.4.1\nWORKDIR /app\nCOPY words.txt /app/words.txt\nCOPY deps/net.py /app/lib/net.py\nCOPY deps/fit.py /app/lib/fit.py\nCOPY deps/holdout.pt /app/data/holdout.pt\n';
-const KD_TASK = 'instruction: |-\n  The training script `/app/lib/fit.py` diverges. Fix it so that the model it saves to\n  `/app/out/model.pt` reaches a good accuracy.\nauthor_name: Taskwright Tests\ndifficulty: medium\ncategory: ml\nparser_name: pytest\nmax_agent_timeout_sec: 900\nmax_test_timeout_sec: 300\n';
-const KD_TEST = (imports: string, body: string): string => `import sys\nimport torch\n\nsys.path.append("/app/lib")\n${imports}\n\n\ndef test_accuracy():\n${body}`;
-const KD_BODY = '    split = torch.load("/app/data/holdout.pt")\n    net = Net()\n    net.load_state_dict(torch.load("/app/out/model.pt"))\n    acc = (net(split["x"]).argmax(1) == split["y"]).float().mean().item()\n    assert acc > 0.9\n';
-const KD_FILES = (extra: Files): Files => ({
-  'task.yaml': KD_TASK, Dockerfile: KD_DOCKER,
-  'deps/net.py': 'import torch\n\n\nclass Net(torch.nn.Module):\n    pass\n',
-  'deps/fit.py': 'import torch\nfrom net import Net\n\nnet = Net()\nopt = torch.optim.SGD(net.parameters(), lr=0.1)\nfor _ in range(10):\n    loss = net.loss()\n    loss.backward()\n    opt.step()\n',
-  'deps/holdout.pt': 'not really a tensor file\n',
-  'run-tests.sh': '#!/bin/bash\nif [ "$PWD" = "/" ]; then\n    exit 1\nfi\npython3 /app/lib/fit.py\npytest --noconftest $TEST_DIR/test_outputs.py -rA\n',
-  'tests/test_outputs.py': KD_TEST('from net import Net', KD_BODY),
-  ...extra,
 });
 
 void describe('verifier-imports-agent-module', () => {
