@@ -22,6 +22,13 @@ export const KD_FILES = (extra: Files): Files => ({
 const GOOD_COMPOSE = 'services:\n  client:\n    build:\n      dockerfile: Dockerfile\n    image: ${T_BENCH_TASK_DOCKER_CLIENT_IMAGE_NAME}\n    container_name: ${T_BENCH_TASK_DOCKER_CLIENT_CONTAINER_NAME}\n';
 const SEEDED_FIT = 'import torch\nfrom net import Net\n\ntorch.manual_seed(0)\nnet = Net()\nopt = torch.optim.SGD(net.parameters(), lr=0.1)\nloss = net.loss()\nloss.backward()\nopt.step()\n';
 
+const SCHEMA = '{"region_totals": {"rows": [{"region": "string", "total": "number"}]}, "notes": "string"}\n';
+export const SCHEMA_FILES = (score: string): Files => ({
+  'environment/data/answer_shape.json': SCHEMA,
+  'instruction.md': 'Sum `amount` per region of `/app/data/orders.csv` and write `/app/totals.json` following the shape in\n`/app/data/answer_shape.json`.\n',
+  'tests/score_config.json': `{\n  "checks": [\n    {"path": "region_totals.rows[0].total", "weight": 1},\n    {"path": "${score}", "weight": 1}\n  ]\n}\n`,
+});
+
 /** One bad/good pair per new rule, for the table test (every static rule has a case). */
 export const RECALL_CASES: readonly RuleCase[] = [
   {
@@ -38,5 +45,10 @@ export const RECALL_CASES: readonly RuleCase[] = [
     rule: 'unseeded-training-threshold', base: 'clean-tb1',
     bad: KD_FILES({}),
     good: KD_FILES({ 'deps/fit.py': SEEDED_FIT }),
+  },
+  {
+    rule: 'scored-field-not-in-schema', base: 'clean-harbor',
+    bad: SCHEMA_FILES('region_totals.rows[1].share'),
+    good: SCHEMA_FILES('region_totals.rows[1].region'),
   },
 ];

@@ -4,7 +4,7 @@ import { auditTask } from '../../src/core/audit/index';
 import { loadTask } from '../../src/core/loader/index';
 import type { Files } from './audit-cases';
 import { makeTask, removeTemp, type CaseBase } from './audit-helpers';
-import { KD_BODY, KD_DOCKER, KD_FILES, KD_TASK, KD_TEST } from './audit-cases-recall';
+import { KD_BODY, KD_DOCKER, KD_FILES, KD_TASK, KD_TEST, SCHEMA_FILES } from './audit-cases-recall';
 
 /** `rule severity file:line` (1-based) of every finding of the given rules. */
 async function findings(base: CaseBase, files: Files, rules: readonly string[]): Promise<string[]> {
@@ -84,5 +84,20 @@ void describe('expected-from-agent-writable-path: neutral names by data flow', (
   void it('leaves a file the build never makes (the agent\'s output)', async () => {
     const docker = KD_DOCKER.replace('COPY deps/holdout.pt /app/data/holdout.pt\n', '');
     assert.deepEqual(await findings('clean-tb1', KD_FILES({ Dockerfile: docker }), rule), []);
+  });
+});
+
+void describe('scored-field-not-in-schema', () => {
+  const rule = ['scored-field-not-in-schema'];
+  void it('reports a scored path whose field the stated shape never lists', async () => {
+    assert.deepEqual(await findings('clean-harbor', SCHEMA_FILES('region_totals.rows[1].share'), rule), ['scored-field-not-in-schema warning tests/score_config.json:4']);
+  });
+  void it('leaves paths the shape lists, and paths into other objects', async () => {
+    assert.deepEqual(await findings('clean-harbor', SCHEMA_FILES('region_totals.rows[1].region'), rule), []);
+    assert.deepEqual(await findings('clean-harbor', SCHEMA_FILES('meta.version'), rule), []);
+  });
+  void it('says nothing when the instruction names no shape', async () => {
+    const files = { ...SCHEMA_FILES('region_totals.rows[1].share'), 'instruction.md': 'Write `/app/totals.json`.\n' };
+    assert.deepEqual(await findings('clean-harbor', files, rule), []);
   });
 });

@@ -15,6 +15,7 @@ import { selfReportedResult } from './rules/selfReport';
 import { tb1ComposeWithoutHarnessName } from './rules/tb1Compose';
 import { verifierImportsAgentModule } from './rules/agentModules';
 import { unseededTrainingThreshold } from './rules/unseededTraining';
+import { scoredFieldNotInSchema } from './rules/schemaFields';
 
 /** Problems the loaders report (src/core/loader): registered here so every id has a docs page. */
 const LOADER_RULE_SPECS: readonly RuleSpec[] = [
@@ -91,6 +92,7 @@ export const STATIC_RULES: readonly StaticRule[] = [
   cross.instructionMissingFile,
   cross.missingTestFixture,
   cross.unstatedTestedFile,
+  scoredFieldNotInSchema,
   cross.solutionExceedsTimeout,
   cross.verifierTimeoutTooShort,
   cross.externalLiveResource,
