@@ -15,6 +15,8 @@ export interface RuleCase {
   readonly variant?: string;
 }
 
+import { RECALL_CASES } from './audit-cases-recall';
+
 const H_TEST_SH = (body: string): string => `#!/bin/bash\n\nmkdir -p /logs/verifier\n\n${body}\n`;
 const REWARD_IF = 'if [ $? -eq 0 ]; then\n  echo 1 > /logs/verifier/reward.txt\nelse\n  echo 0 > /logs/verifier/reward.txt\nfi';
 const PY = (body: string): string => `import json\nimport os\nimport time\nfrom pathlib import Path\n\nOUT = Path("/app/totals.json")\n\n\n${body}\n`;
@@ -363,4 +365,5 @@ export const CASES: readonly RuleCase[] = [
     bad: { 'docker-compose.yaml': 'services:\n  client:\n    build:\n      context: ../..\n      dockerfile: Dockerfile\n' },
     good: { 'docker-compose.yaml': 'services:\n  client:\n    build:\n      context: .\n      dockerfile: Dockerfile\n' },
   },
+  ...RECALL_CASES,
 ];

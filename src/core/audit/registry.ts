@@ -12,6 +12,10 @@ import * as image from './rules/imageState';
 import { placeholderSolutionRule } from './rules/dataFiles';
 import { testPathDisagrees } from './rules/pathAgreement';
 import { selfReportedResult } from './rules/selfReport';
+import { tb1ComposeWithoutHarnessName } from './rules/tb1Compose';
+import { verifierImportsAgentModule } from './rules/agentModules';
+import { unseededTrainingThreshold } from './rules/unseededTraining';
+import { scoredFieldNotInSchema } from './rules/schemaFields';
 
 /** Problems the loaders report (src/core/loader): registered here so every id has a docs page. */
 const LOADER_RULE_SPECS: readonly RuleSpec[] = [
@@ -50,6 +54,7 @@ export const STATIC_RULES: readonly StaticRule[] = [
   verifier.tb1MissingRA,
   verifier.pytestCollectionHijack,
   verifier.verifierRunsAgentWritableCode,
+  verifierImportsAgentModule,
   verifier.missingTestDepsInImage,
   dockerfile.testsCopiedIntoImage,
   dockerfile.solutionCopiedIntoImage,
@@ -63,6 +68,7 @@ export const STATIC_RULES: readonly StaticRule[] = [
   dockerfile.nprocWithCpuLimit,
   image.outputAlreadyInImage,
   image.tb1TerminalToolsMissing,
+  tb1ComposeWithoutHarnessName,
   image.secretInImage,
   py.assertionFreeTest,
   py.trivialAssertion,
@@ -72,6 +78,7 @@ export const STATIC_RULES: readonly StaticRule[] = [
   py.swallowedAssertion,
   py.skipCountsAsPass,
   py.wallClockThreshold,
+  unseededTrainingThreshold,
   py.fixedSleepSynchronization,
   py.unorderedListingComparison,
   py.exactDirectoryListing,
@@ -85,6 +92,7 @@ export const STATIC_RULES: readonly StaticRule[] = [
   cross.instructionMissingFile,
   cross.missingTestFixture,
   cross.unstatedTestedFile,
+  scoredFieldNotInSchema,
   cross.solutionExceedsTimeout,
   cross.verifierTimeoutTooShort,
   cross.externalLiveResource,

@@ -1,0 +1,38 @@
+import { parse as parseYaml } from 'yaml';
+import type { StaticRule } from '../rule';
+
+/**
+ * Terminal-Bench 1 starts the compose project and then looks the agent's container up by the name it
+ * passes in `T_BENCH_TASK_DOCKER_CLIENT_CONTAINER_NAME`: a compose file none of whose services takes
+ * its `container_name` from the harness leaves nothing for it to find, and the trial fails before the
+ * agent starts. A `container_name` built from any variable (the harness's, or the project name it
+ * passes with `-p`) is left alone: the harness may well set it.
+ */
+export const tb1ComposeWithoutHarnessName: StaticRule = {
+  id: 'tb1-compose-without-harness-name', class: 'invalidity', severity: 'warning',
+  title: 'A Terminal-Bench 1 compose file gives no service the container name the harness looks for',
+  *check(ctx) {
+    if (ctx.task.format !== 'tb1') return;
+    const file = ctx.task.environment.composeFile;
+    const text = ctx.text(file);
+    if (!file || text === undefined) return;
+    let doc: unknown;
+    try { doc = parseYaml(text); } catch { return; }
+    const services = (doc as { services?: unknown } | null)?.services;
+    if (!services || typeof services !== 'object') return;
+    const entries = Object.entries(services as Record<string, unknown>);
+    if (entries.length === 0) return;
+    const named = entries.some(([, svc]) => {
+      const cn = (svc as { container_name?: unknown } | null)?.container_name;
+      return typeof cn === 'string' && /\$\{?\w+/.test(cn);
+    });
+    if (named) return;
+    const [first] = entries[0] as [string, unknown];
+    const m = new RegExp(`^[ \\t]+${first.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\s*:`, 'm').exec(text);
+    const at = m ? m.index + (m[0].length - m[0].trimStart().length) : 0;
+    yield {
+      file, range: ctx.range(file, at, at + first.length),
+      message: `No service takes its container_name from \${T_BENCH_TASK_DOCKER_CLIENT_CONTAINER_NAME}: Terminal-Bench 1 looks the agent's container up by that name and fails before the agent starts. Give the agent's service \`container_name: \${T_BENCH_TASK_DOCKER_CLIENT_CONTAINER_NAME}\` and \`image: \${T_BENCH_TASK_DOCKER_CLIENT_IMAGE_NAME}\` (and \`TEST_DIR=\${T_BENCH_TEST_DIR}\` in its environment).`,
+    };
+  },
+};

@@ -1,0 +1,54 @@
+/**
+ * Fixtures of the data-flow rules added for recall on real tasks (issue 11): a Terminal-Bench 1 task
+ * whose verifier retrains a shipped script and scores the model with a shipped module and held-out data,
+ * all in the agent's folders. Written in the style of such tasks; the unit tests edit it case by case.
+ */
+import type { Files, RuleCase } from './audit-cases';
+
+export const KD_DOCKER = 'FROM python:3.12-slim-bookworm\nRUN apt-get update && apt-get install -y tmux asciinema\nRUN pip install --no-cache-dir pytest==8.3.3 torch==2.4.1\nWORKDIR /app\nCOPY words.txt /app/words.txt\nCOPY deps/net.py /app/lib/net.py\nCOPY deps/fit.py /app/lib/fit.py\nCOPY deps/holdout.pt /app/data/holdout.pt\n';
+export const KD_TASK = 'instruction: |-\n  The training script `/app/lib/fit.py` diverges. Fix it so that the model it saves to\n  `/app/out/model.pt` reaches a good accuracy.\nauthor_name: Taskwright Tests\ndifficulty: medium\ncategory: ml\nparser_name: pytest\nmax_agent_timeout_sec: 900\nmax_test_timeout_sec: 300\n';
+export const KD_TEST = (imports: string, body: string): string => `import sys\nimport torch\n\nsys.path.append("/app/lib")\n${imports}\n\n\ndef test_accuracy():\n${body}`;
+export const KD_BODY = '    split = torch.load("/app/data/holdout.pt")\n    net = Net()\n    net.load_state_dict(torch.load("/app/out/model.pt"))\n    acc = (net(split["x"]).argmax(1) == split["y"]).float().mean().item()\n    assert acc > 0.9\n';
+export const KD_FILES = (extra: Files): Files => ({
+  'task.yaml': KD_TASK, Dockerfile: KD_DOCKER,
+  'deps/net.py': 'import torch\n\n\nclass Net(torch.nn.Module):\n    pass\n',
+  'deps/fit.py': 'import torch\nfrom net import Net\n\nnet = Net()\nopt = torch.optim.SGD(net.parameters(), lr=0.1)\nfor _ in range(10):\n    loss = net.loss()\n    loss.backward()\n    opt.step()\n',
+  'deps/holdout.pt': 'not really a tensor file\n',
+  'run-tests.sh': '#!/bin/bash\nif [ "$PWD" = "/" ]; then\n    exit 1\nfi\npython3 /app/lib/fit.py\npytest --noconftest $TEST_DIR/test_outputs.py -rA\n',
+  'tests/test_outputs.py': KD_TEST('from net import Net', KD_BODY),
+  ...extra,
+});
+
+const GOOD_COMPOSE = 'services:\n  client:\n    build:\n      dockerfile: Dockerfile\n    image: ${T_BENCH_TASK_DOCKER_CLIENT_IMAGE_NAME}\n    container_name: ${T_BENCH_TASK_DOCKER_CLIENT_CONTAINER_NAME}\n';
+const SEEDED_FIT = 'import torch\nfrom net import Net\n\ntorch.manual_seed(0)\nnet = Net()\nopt = torch.optim.SGD(net.parameters(), lr=0.1)\nloss = net.loss()\nloss.backward()\nopt.step()\n';
+
+const SCHEMA = '{"region_totals": {"rows": [{"region": "string", "total": "number"}]}, "notes": "string"}\n';
+export const SCHEMA_FILES = (score: string): Files => ({
+  'environment/data/answer_shape.json': SCHEMA,
+  'instruction.md': 'Sum `amount` per region of `/app/data/orders.csv` and write `/app/totals.json` following the shape in\n`/app/data/answer_shape.json`.\n',
+  'tests/score_config.json': `{\n  "checks": [\n    {"path": "region_totals.rows[0].total", "weight": 1},\n    {"path": "${score}", "weight": 1}\n  ]\n}\n`,
+});
+
+/** One bad/good pair per new rule, for the table test (every static rule has a case). */
+export const RECALL_CASES: readonly RuleCase[] = [
+  {
+    rule: 'tb1-compose-without-harness-name', base: 'clean-tb1',
+    bad: { 'docker-compose.yaml': 'services:\n  workbench:\n    build: .\n    command: sleep infinity\n' },
+    good: { 'docker-compose.yaml': GOOD_COMPOSE },
+  },
+  {
+    rule: 'verifier-imports-agent-module', base: 'clean-tb1',
+    bad: KD_FILES({}),
+    good: KD_FILES({ 'tests/test_outputs.py': KD_TEST('from fit import train_step', '    assert train_step(1.0) == 0.5\n') }),
+  },
+  {
+    rule: 'unseeded-training-threshold', base: 'clean-tb1',
+    bad: KD_FILES({}),
+    good: KD_FILES({ 'deps/fit.py': SEEDED_FIT }),
+  },
+  {
+    rule: 'scored-field-not-in-schema', base: 'clean-harbor',
+    bad: SCHEMA_FILES('region_totals.rows[1].share'),
+    good: SCHEMA_FILES('region_totals.rows[1].region'),
+  },
+];
