@@ -6,7 +6,7 @@ import { parseDockerfile, type ParsedDockerfile } from '../parse/dockerfile';
 import { analyseShell, type ShellScript } from '../parse/shell';
 import type { SyntaxTree } from '../parse/syntax';
 import { parseSync } from '../parse/treeSitter';
-import { parse as parseYaml } from 'yaml';
+import { parseYamlShared } from '../parse/yamlShared';
 
 /** Files bigger than this are not read as text (data blobs, models). */
 const MAX_TEXT_BYTES = 512 * 1024;
@@ -22,6 +22,7 @@ export class AuditContext {
   private readonly pyCache = new Map<string, SyntaxTree | undefined>();
   private dockerCache: ParsedDockerfile | null | undefined;
   private roMounts: readonly string[] | undefined;
+  private mounts: readonly ComposeMount[] | undefined;
 
   /** Verifier shell scripts: the entry script and every `.sh` in the tests folder. */
   readonly verifierScripts: readonly string[];
@@ -201,12 +202,21 @@ export class AuditContext {
     return this.roMounts;
   }
 
-  /** The compose file's bind mounts (short `src:dst[:ro]` strings and long `{source, target}` forms), in file order. */
-  composeMounts(): { source: string; target: string; readOnly: boolean; offset: number }[] {
-    const out: { source: string; target: string; readOnly: boolean; offset: number }[] = [];
+  /**
+   * The compose file's bind mounts (short `src:dst[:ro]` strings and long `{source, target}` forms), in
+   * file order. The compose YAML is parsed once per context (several rules ask); each call gets its own
+   * array and objects, so a caller that changes them changes nothing for the next.
+   */
+  composeMounts(): ComposeMount[] {
+    this.mounts ??= this.readComposeMounts();
+    return this.mounts.map((m) => ({ ...m }));
+  }
+
+  private readComposeMounts(): ComposeMount[] {
+    const out: ComposeMount[] = [];
     const text = this.text(this.task.environment.composeFile);
     let doc: unknown;
-    try { doc = text ? parseYaml(text) : undefined; } catch { doc = undefined; }
+    try { doc = text ? parseYamlShared(text) : undefined; } catch { doc = undefined; }
     const services = (doc as { services?: Record<string, { volumes?: unknown }> } | undefined)?.services;
     for (const svc of Object.values(services ?? {})) {
       for (const v of Array.isArray(svc?.volumes) ? svc.volumes : []) {
@@ -229,6 +239,14 @@ export class AuditContext {
     for (const f of files) if (f && this.text(f)?.includes(needle)) return f;
     return undefined;
   }
+}
+
+/** One bind mount of the compose file; `offset` is where it is written in the file. */
+export interface ComposeMount {
+  source: string;
+  target: string;
+  readOnly: boolean;
+  offset: number;
 }
 
 function trimSlash(p: string): string {

@@ -206,7 +206,23 @@ function optionChange(cmd: ShellCommand): OptionChange | undefined {
   return { offset: cmd.start, ...(errexit !== undefined ? { errexit } : {}), ...(pipefail !== undefined ? { pipefail } : {}) };
 }
 
+/**
+ * Analyses by tree: the parse cache hands out the same tree for the same text, and the same scripts
+ * (a dataset's shared tests/test.sh, common RUN lines) come back in task after task. The analysis is a
+ * pure function of the tree and is only read, so it is shared too; it goes when the tree does.
+ */
+const analysed = new WeakMap<SyntaxTree, ShellScript>();
+
 export function analyseShell(tree: SyntaxTree): ShellScript {
+  let script = analysed.get(tree);
+  if (!script) {
+    script = analyseUncached(tree);
+    analysed.set(tree, script);
+  }
+  return script;
+}
+
+function analyseUncached(tree: SyntaxTree): ShellScript {
   const pipelineIds = new Map<SyntaxNode, number>();
   const commands: ShellCommand[] = [];
   for (const n of descendants(tree.root, 'command')) {

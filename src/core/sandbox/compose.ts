@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { parse as parseYaml } from 'yaml';
+import { parseYamlShared } from '../parse/yamlShared';
 
 /**
  * What the sandbox takes from a task's compose file: the main service only (TB1 calls it `client`,
@@ -30,7 +30,7 @@ function asRecord(v: unknown): Record<string, unknown> | undefined {
 }
 
 export function readComposeMain(file: string, vars: Readonly<Record<string, string>>): ComposeMain {
-  const doc = asRecord(parseYaml(fs.readFileSync(file, 'utf8')));
+  const doc = asRecord(parseYamlShared(fs.readFileSync(file, 'utf8')));
   const services = asRecord(doc?.services);
   if (!services || Object.keys(services).length === 0) throw new Error(`${file}: no services`);
   const names = Object.keys(services);
