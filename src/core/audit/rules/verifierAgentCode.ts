@@ -1,0 +1,260 @@
+/** What the verifier runs that the agent controls: pytest collecting agent files, agent-writable scripts and tests. */
+import path from 'node:path';
+import { effectiveWords, type ShellCommand, type ShellScript } from '../../parse/shell';
+import type { AuditContext } from '../context';
+import type { StaticRule } from '../rule';
+import { isPytestCommand, pythonModule } from './commands';
+import { resolveWord, workingDirAt } from './workingDir';
+import { cmdRange, pytestRange, scripts } from './verifierShared';
+
+/** pytest options that take a separate value word (so the value is not read as a path to collect). */
+const PYTEST_VALUE_OPTS = new Set(['-k', '-m', '-p', '-o', '-c', '-W', '--tb', '--rootdir', '--confcutdir', '--basetemp', '--junitxml', '--junit-xml', '--ctrf', '--json-report-file', '--log-file', '--durations', '--maxfail', '--deselect', '--ignore', '--ignore-glob', '--timeout', '--override-ini', '--config-file', '--color', '--import-mode', '-n', '--dist', '--cov', '--cov-report', '--html', '--report-log']);
+
+/** The words after the pytest program itself (`pytest …`, `python -m pytest …`, `uvx … pytest …`). */
+function pytestArgs(words: readonly string[]): string[] {
+  const i = words.findIndex((w, k) => /^(py\.?test)([=@].*)?$/.test(w) && (k === 0 || words[k - 1] !== '--with' && words[k - 1] !== '-w' && words[k - 1] !== '--from'));
+  return i < 0 ? [] : words.slice(i + 1);
+}
+
+/** The paths pytest is asked to collect (`file.py`, `dir/`, `file.py::test`), as written. */
+function collectTargets(args: readonly string[]): { paths: string[]; opaque: boolean } {
+  const out: string[] = [];
+  let opaque = false;
+  for (let i = 0; i < args.length; i++) {
+    const w = args[i] ?? '';
+    if (w.startsWith('-')) { if (PYTEST_VALUE_OPTS.has(w)) i++; continue; }
+    // Values of options not in the table (`--reruns 3`) are not paths: keep only path-like words.
+    const target = w.split('::')[0] ?? w;
+    if (/\.py$|\/|^\.{1,2}$|test/i.test(target)) out.push(target);
+    else if (/[$`*]/.test(target)) opaque = true;
+  }
+  return { paths: out, opaque };
+}
+
+/** `python -P`, `-I` or `PYTHONSAFEPATH`: the current folder is not put on sys.path. */
+function safePath(ctx: AuditContext, file: string, cmd: ShellCommand, words: readonly string[]): boolean {
+  const py = words.findIndex((w) => /^python(3(\.\d+)?)?$/.test(w));
+  const flags = words.slice(py + 1, words.indexOf('-m', py));
+  return flags.some((f) => /^-[A-Za-z]*[PI]/.test(f)) || /PYTHONSAFEPATH=\S/.test(ctx.text(file)?.slice(0, cmd.end) ?? '');
+}
+
+export const pytestCollectionHijack: StaticRule = {
+  id: 'pytest-collection-hijack', class: 'misalignment', severity: 'warning',
+  title: 'pytest collects from a folder the agent can write (conftest.py / pytest.ini planting)',
+  *check(ctx) {
+    // A separate verifier container holds only the tests and the declared artifacts: nothing the
+    // agent left in its own filesystem (a /pytest.ini, a conftest.py) reaches it.
+    if (ctx.task.verifier.separate) return;
+    const dests = imageCopyDests(ctx);
+    for (const { file, script } of scripts(ctx)) {
+      for (const cmd of script.commands) {
+        if (!isPytestCommand(cmd)) continue;
+        // The agent can edit the test itself: verifier-runs-agent-writable-code reports the bigger hole.
+        if (editableTestTarget(ctx, dests, script, cmd)) continue;
+        const words = effectiveWords(cmd);
+        const ws = pytestArgs(words);
+        const noConftest = ws.includes('--noconftest');
+        const ownConfig = ws.some((w) => w === '-c' || w.startsWith('--config-file'));
+        const cwd = workingDirAt(ctx, script, cmd);
+        const cwdWritable = cwd !== undefined && ctx.isAgentWritable(cwd);
+        // `python -m pytest` puts the current folder first on sys.path: a planted pytest.py there *is* pytest.
+        const viaModule = /^python(3(\.\d+)?)?$/.test(words[0] ?? '') && pythonModule(words) === 'pytest';
+        if (viaModule && cwdWritable && !safePath(ctx, file, cmd, words)) {
+          yield { file, range: pytestRange(ctx, file, cmd), message: `\`python -m pytest\` runs in ${cwd}, which the agent can write: Python imports modules from the current folder first, so a planted ${cwd}/pytest.py replaces pytest and can exit 0 without running a test (--noconftest does not prevent it). Run the \`pytest\` entry point, \`cd /tests\` first, or use \`python -P -m pytest\`.` };
+          continue;
+        }
+        if (noConftest && ownConfig) continue;
+        const { paths: targets, opaque } = collectTargets(ws);
+        const resolved = cwd === undefined ? targets.filter((t) => t.startsWith('/')) : targets.map((t) => resolveWord(t, cwd)).filter((t): t is string => t !== undefined);
+        const writable = resolved.find((t) => ctx.isAgentWritable(t) && !t.startsWith('/logs/'));
+        if (writable) {
+          yield { file, range: pytestRange(ctx, file, cmd), message: `pytest collects ${writable}, which the agent can write: a planted conftest.py or pytest.ini there can skip every test and make pytest exit 0. Copy the tests to /tests at verification time and run with \`--noconftest -c /dev/null\`.` };
+          continue;
+        }
+        // No path at all: pytest collects (and reads its ini and conftest.py from) the current folder.
+        if (targets.length === 0 && !opaque && cwdWritable && !ws.some((w) => w.startsWith('--pyargs'))) {
+          yield { file, range: pytestRange(ctx, file, cmd), message: `pytest runs without a path in ${cwd}, which the agent can write: it collects whatever test files, conftest.py and pytest.ini the agent leaves there. Name the verifier's test file under /tests and add \`--noconftest -c /dev/null\`.` };
+          continue;
+        }
+        const rootdir = ws.find((w) => w.startsWith('--rootdir='))?.split('=')[1] ?? (ws.includes('--rootdir') ? ws[ws.indexOf('--rootdir') + 1] : undefined);
+        if (rootdir && ctx.isAgentWritable(rootdir)) {
+          yield { file, range: pytestRange(ctx, file, cmd), message: `\`--rootdir ${rootdir}\` is agent-writable: an ini file planted there configures the verifier's pytest.` };
+          continue;
+        }
+        // pytest looks for its ini file in every folder above the tests, up to /, and then loads the
+        // conftest.py files between that ini and the tests: a root agent's /pytest.ini plus /conftest.py
+        // rewrites every report to "passed" even when /tests itself is out of reach.
+        // Only the verifier's own tests (an absolute path the agent cannot write, such as /tests/…):
+        // a project's own suite run in the agent's checkout (SWE-bench style) is the agent's work anyway.
+        const confCut = ws.some((w) => w.startsWith('--confcutdir'));
+        const scriptText = ctx.text(file) ?? '';
+        const own = targets.some((w) => verifierOwned(scriptDirWord(scriptText, w)) || (cwd !== undefined && verifierOwned(resolveWord(w, cwd) ?? ''))) || (targets.length === 0 && !opaque && cwd !== undefined && verifierOwned(cwd));
+        if (own && !noConftest && !ownConfig && !confCut && agentIsRoot(ctx)) {
+          yield { file, range: pytestRange(ctx, file, cmd), message: 'pytest reads its ini file from any folder above the tests, up to /, and then loads the conftest.py files below it: a /pytest.ini and /conftest.py left by the agent (root in the container) can mark every test passed. Add `--noconftest -c /dev/null` (or `-c` with the verifier\'s own ini).' };
+        }
+      }
+    }
+  },
+};
+
+/**
+ * `$DIR/test_x.py` where the script set DIR to its own folder (`$(dirname "$0")`,
+ * `$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)`) or to an absolute path: the word with DIR replaced.
+ */
+function scriptDirWord(text: string, word: string): string {
+  const m = /^\$\{?([A-Za-z_]\w*)\}?(\/.*)?$/.exec(word);
+  if (!m || m[1] === 'TEST_DIR') return word;
+  const assign = new RegExp(`^\\s*(?:export\\s+|readonly\\s+|local\\s+)?${m[1]}=(.*)$`, 'm').exec(text)?.[1] ?? '';
+  if (/dirname\b[^\n]*(\$0|BASH_SOURCE)/.test(assign)) return `/tests${m[2] ?? ''}`;
+  const abs = /^["']?(\/[\w./-]*)["']?\s*$/.exec(assign)?.[1];
+  return abs ? `${abs.replace(/\/+$/, '')}${m[2] ?? ''}` : word;
+}
+
+/**
+ * A path in the tests folder the harness copies in after the agent (/tests, $TEST_DIR): the verifier's
+ * own tests. Anything else a root agent could have written, so it is some other rule's business.
+ */
+function verifierOwned(word: string): boolean {
+  if (!word.startsWith('/') && !/^\$\{?TEST_DIR\}?\//.test(word)) return false;
+  const p = resolveWord(word, '/');
+  return p !== undefined && (p === '/tests' || p.startsWith('/tests/'));
+}
+
+/** Whether the agent runs as root: the image's last USER is absent, root or 0 (both formats default to root). */
+function agentIsRoot(ctx: AuditContext): boolean {
+  const df = ctx.dockerfile();
+  if (!df) return true;
+  const user = [...df.instructions].reverse().find((i) => i.keyword === 'USER')?.args[0]?.value;
+  return user === undefined || /^(root|0)(:.*)?$/.test(user);
+}
+
+/** Folders the image fills by COPY/ADD (absolute, after WORKDIR), so files there exist before the agent starts. */
+function imageCopyDests(ctx: AuditContext): string[] {
+  const df = ctx.dockerfile();
+  if (!df) return [];
+  const out: string[] = [];
+  let wd = '/';
+  for (const ins of df.instructions) {
+    if (ins.keyword === 'WORKDIR') { const v = ins.args[0]?.value; if (v && !v.includes('$')) wd = path.posix.resolve(wd, v); continue; }
+    if ((ins.keyword === 'COPY' || ins.keyword === 'ADD') && !ins.flags.has('from') && ins.args.length >= 2) {
+      const dest = ins.args[ins.args.length - 1]?.value ?? '';
+      if (!dest.includes('$')) out.push(path.posix.resolve(wd, dest));
+    }
+  }
+  return out;
+}
+
+function under(p: string, dir: string): boolean {
+  return p === dir || p.startsWith(dir.endsWith('/') ? dir : `${dir}/`);
+}
+
+/** An earlier command of the script writes `target` (or its folder) afresh: `cp`, `rsync`, `install`, `find -exec cp`. */
+function freshlyCopied(ctx: AuditContext, script: ShellScript, cmd: ShellCommand, target: string): boolean {
+  return script.commands.some((c) => {
+    if (c.start >= cmd.start) return false;
+    const w = effectiveWords(c);
+    const copies = /^(cp|rsync|install|mv|ln|tar|unzip)$/.test(w[0] ?? '') || (w[0] === 'find' && w.includes('cp')) || c.redirects.some((r) => r.op !== '<');
+    if (!copies) return false;
+    const cwd = workingDirAt(ctx, script, c) ?? '/';
+    const dests = [...w.slice(1).filter((x) => !x.startsWith('-') && x !== ';' && x !== '+').slice(-1), ...c.redirects.filter((r) => r.op !== '<').map((r) => r.target)];
+    return dests.some((d) => { const r = d === '.' || d === '{}' ? cwd : resolveWord(d, cwd); return r !== undefined && (under(target, r) || under(r, target)); });
+  });
+}
+
+/**
+ * The file a command runs: `bash x.sh`, `python3 x.py`, `python -m unittest dir/x.py` (the word after
+ * the module), `make -f x.mk` (a bare `make test` names a target, not a file), `./x.sh`.
+ */
+function scriptTarget(w: readonly string[], cmd: ShellCommand): string | undefined {
+  const n = w[0] ?? '';
+  if (/^python(3(\.\d+)?)?$/.test(n)) {
+    const m = w.indexOf('-m');
+    // Of the modules, only unittest runs a file named next (`-m pip install x.whl` installs it).
+    if (m > 0) return w[m + 1] === 'unittest' ? w.slice(m + 2).find((x) => !x.startsWith('-') && /[/.]/.test(x)) : undefined;
+    return w.slice(1).find((x) => !x.startsWith('-'));
+  }
+  if (n === 'make') { const f = w.findIndex((x) => x === '-f' || x === '--file'); return f > 0 ? w[f + 1] : undefined; }
+  if (/^(bash|sh|node)$/.test(n)) return w.slice(1).find((x) => !x.startsWith('-'));
+  return cmd.nameWord.value.includes('/') ? cmd.nameWord.value : undefined;
+}
+
+/** The instruction names this file (by a distinctive basename, or its folder and name) as something to write. */
+function asksFor(instruction: string, target: string): boolean {
+  const parts = target.split('/');
+  const base = parts[parts.length - 1] ?? '';
+  return (base.length >= 10 && instruction.includes(base)) || instruction.includes(parts.slice(-2).join('/'));
+}
+
+/** The agent-writable test path pytest collects that the image (not this script) put there. */
+function editableTestTarget(ctx: AuditContext, dests: readonly string[], script: ShellScript, cmd: ShellCommand): string | undefined {
+  const cwd = workingDirAt(ctx, script, cmd);
+  if (cwd === undefined) return undefined;
+  const instruction = ctx.instruction();
+  for (const t of collectTargets(pytestArgs(effectiveWords(cmd))).paths) {
+    const r = resolveWord(t, cwd);
+    if (!r || !ctx.isAgentWritable(r) || r.startsWith('/logs/')) continue;
+    // Mounted read-only over the image's copy (`./tests:/app/tests:ro`): readable, not editable.
+    if (ctx.isReadOnlyMount(r)) continue;
+    // Tests the instruction asks the agent to write are its deliverable, not the judge's copy.
+    if (instruction.includes(`${r.split('/').pop() ?? r}/`)) continue;
+    if (dests.some((d) => under(r, d) || under(d, r)) && !freshlyCopied(ctx, script, cmd, r)) return r;
+  }
+  return undefined;
+}
+
+/** Build tools whose test command is defined by a file in the working folder (the agent's, when it is theirs). */
+const BUILD_TOOL_TESTS: readonly { readonly tool: RegExp; readonly goal: RegExp; readonly manifests: readonly string[] }[] = [
+  { tool: /^(npm|yarn|pnpm)$/, goal: /^(test|t|run-script test|run test(:\S+)?)$/, manifests: ['package.json'] },
+  { tool: /^(\.\/)?gradlew?$/, goal: /(^|\s)(test|check|build)(\s|$)/, manifests: ['build.gradle', 'build.gradle.kts'] },
+  { tool: /^mvn$/, goal: /(^|\s)(test|verify|package|install)(\s|$)/, manifests: ['pom.xml'] },
+  { tool: /^make$/, goal: /^(test|check)$/, manifests: ['Makefile'] },
+];
+
+function buildToolTest(words: readonly string[]): { manifests: readonly string[] } | undefined {
+  const name = words[0] ?? '';
+  const rest = words.slice(1).filter((x) => !x.startsWith('-')).join(' ');
+  return BUILD_TOOL_TESTS.find((t) => t.tool.test(name) && t.goal.test(rest));
+}
+
+export const verifierRunsAgentWritableCode: StaticRule = {
+  id: 'verifier-runs-agent-writable-code', class: 'misalignment', severity: 'warning',
+  title: 'The verifier runs a test or checker that lives where the agent can edit it',
+  *check(ctx) {
+    const dests = imageCopyDests(ctx);
+    const instruction = ctx.instruction();
+    for (const { file, script } of scripts(ctx)) {
+      for (const cmd of script.commands) {
+        const w = effectiveWords(cmd);
+        const cwd = workingDirAt(ctx, script, cmd);
+        if (isPytestCommand(cmd)) {
+          // pytest collecting a test file the image placed where the agent works: the agent edits the test.
+          const r = editableTestTarget(ctx, dests, script, cmd);
+          if (r) yield { file, range: cmdRange(ctx, file, cmd), severity: 'error', message: `pytest runs ${r}, the copy of the tests the image puts where the agent works: the agent can edit the test itself (or delete its checks) and pass. Run the copy the harness mounts at /tests.` };
+          continue;
+        }
+        const tool = buildToolTest(w);
+        if (tool) {
+          // `npm test` runs whatever package.json's `test` script says; the agent owns that file.
+          // Restored only by an unconditional write (not `[ -f package.json ] || cat > package.json`).
+          const text = ctx.text(file) ?? '';
+          const restored = script.commands.some((c) => c.end <= cmd.start && !c.conditional && /^(cp|mv|install|rsync|cat|tee)$/.test(c.name)
+            && tool.manifests.some((m) => text.slice(c.start, c.end).includes(m)));
+          if (cwd !== undefined && ctx.isAgentWritable(cwd) && !restored) {
+            yield { file, range: cmdRange(ctx, file, cmd), message: `\`${w.slice(0, 3).join(' ')}\` runs what ${tool.manifests[0]} in ${cwd} says, and the agent can edit that file: a test task that does nothing (a \`test\` script that exits 0, a disabled test task) passes. Run the test runner on the verifier's files directly, or restore ${tool.manifests[0]} from tests/ first.` };
+          }
+          continue;
+        }
+        const rel = scriptTarget(w, cmd);
+        if (!rel) continue;
+        const target = rel.startsWith('/') ? rel : cwd !== undefined ? resolveWord(rel, cwd) : undefined;
+        if (!target || !ctx.isAgentWritable(target)) continue;
+        if (!/(test|check|verif|grade|judge|eval|score)[^/]*$/i.test(target)) continue;
+        if (freshlyCopied(ctx, script, cmd, target)) continue;
+        // The instruction asks the agent to write this script: it is the deliverable, not the judge.
+        if (asksFor(instruction, target)) continue;
+        yield { file, range: cmdRange(ctx, file, cmd), message: `The verifier runs ${target}, which sits where the agent can rewrite it: the agent can make the judge say yes.` };
+      }
+    }
+  },
+};
+

@@ -1,0 +1,142 @@
+/** Installs at test time: network installs, unpinned test dependencies, pytest never installed. */
+import type { Fix, TextEdit } from '../../model/finding';
+import type { Range } from '../../model/positions';
+import { effectiveWords, type ShellCommand } from '../../parse/shell';
+import type { AuditContext } from '../context';
+import type { StaticRule } from '../rule';
+import { downloadOf, installOf, isPytestCommand } from './commands';
+import { pipInstallLine, pipTargetOf } from '../pythonImage';
+import { calledFunctions, cmdRange, functionNameOf, scripts, verifierOffline } from './verifierShared';
+
+/** Moves `pip install pkg==v` from the verifier into the Dockerfile (appends a RUN line). */
+function moveInstallFix(ctx: AuditContext, file: string, cmd: ShellCommand, specs: readonly string[]): Fix | undefined {
+  const dockerfile = ctx.task.environment.dockerfile;
+  const dfText = ctx.text(dockerfile);
+  if (!dockerfile || dfText === undefined || cmd.pipeline || cmd.conditional || cmd.guarded) return undefined;
+  const lines = ctx.lines(file);
+  const start = lines.positionAt(cmd.start);
+  const lineText = lines.text.slice(lines.offsetAt({ line: start.line, character: 0 }), lines.offsetAt(lines.lineRange(start.line).end));
+  // Only whole-line commands: removing part of a `a && b` line is not mechanical.
+  if (lineText.trim() !== lines.text.slice(cmd.start, cmd.end).trim()) return undefined;
+  const dfLines = ctx.lines(dockerfile);
+  const end = dfLines.positionAt(dfText.length);
+  // The line must build on this base image: Debian 12+, Ubuntu 23.04+ and Alpine 3.19+ refuse a system-wide pip.
+  const target = pipTargetOf(dfText);
+  const sep = dfText.endsWith('\n') || dfText.length === 0 ? '' : '\n';
+  const edits: TextEdit[] = [
+    { file, range: { start: { line: start.line, character: 0 }, end: { line: start.line + 1, character: 0 } }, newText: '' },
+    { file: dockerfile, range: { start: end, end }, newText: `${sep}${pipInstallLine(target, specs)}\n` },
+  ];
+  const how = target.kind === 'managed' ? ' (with --break-system-packages: the base image manages its Python)' : '';
+  return { title: `Install ${specs.join(' ')} in the image instead of at test time${how}`, edits, preferred: false };
+}
+
+/** `pip install`, `python3 -m pip install`, `apt-get install`…: the words up to the verb. */
+function installLabel(cmd: ShellCommand): string {
+  const w = effectiveWords(cmd);
+  const verb = w.findIndex((x) => x === 'install' || x === 'add' || x === 'i');
+  return verb > 0 ? w.slice(0, verb + 1).join(' ') : (w[0] ?? 'install');
+}
+
+export const testTimeNetworkInstall: StaticRule = {
+  id: 'test-time-network-install', class: 'brittleness', severity: 'info', fixable: true,
+  title: 'The verifier installs packages or downloads files while grading',
+  *check(ctx) {
+    // With network declared (the default), an install at test time is a note: the pinned-ness of what
+    // is installed is unpinned-test-dependency's business. Offline, the install cannot succeed.
+    const severity = verifierOffline(ctx) ? 'warning' : 'info';
+    const imageText = ctx.text(ctx.task.environment.dockerfile) ?? '';
+    for (const { file, script } of scripts(ctx)) {
+      // One finding per script, at the first command that needs the network; the others are related.
+      const hits: { cmd: ShellCommand; what: string; pipSpecs?: string[] }[] = [];
+      for (const cmd of script.commands) {
+        const inst = installOf(cmd);
+        if (cmd.inFunction && !calledFunctions(script).has(functionNameOf(script, cmd))) continue;
+        if (inst && (inst.packages.length > 0 || inst.fromFile)) {
+          // Offline, a guarded install (`|| true`) of what the image already installs is a harmless fallback.
+          if (severity === 'warning' && (cmd.orTrue || cmd.guarded) && !inst.fromFile && inst.packages.every((p) => imageText.includes(p.name))) continue;
+          const pinnedPip = inst.manager === 'pip' && inst.packages.length > 0 && inst.packages.every((p) => p.pinned) && !inst.fromFile;
+          hits.push({ cmd, what: installLabel(cmd), ...(pinnedPip ? { pipSpecs: inst.packages.map((p) => p.spec) } : {}) });
+          continue;
+        }
+        const dl = downloadOf(cmd);
+        if (dl) hits.push({ cmd, what: `${dl.kind === 'clone' ? 'git clone' : effectiveWords(cmd)[0] ?? 'download'} ${dl.url}` });
+      }
+      const first = hits[0];
+      if (!first) continue;
+      const fix = hits.length === 1 && first.pipSpecs ? moveInstallFix(ctx, file, first.cmd, first.pipSpecs) : undefined;
+      const more = hits.length > 1 ? ` (and ${hits.length - 1} more command${hits.length > 2 ? 's' : ''} that need the network)` : '';
+      yield {
+        file, range: cmdRange(ctx, file, first.cmd), severity,
+        message: severity === 'warning'
+          ? `The verifier runs \`${first.what}\` at grading time${more}, but the task cuts the network: the install fails and a correct solution scores 0. Install what the tests need in the image.`
+          : `The verifier runs \`${first.what}\` at grading time${more}: the reward then depends on package indexes and hosts being reachable. Installing in the image makes grading independent of them.`,
+        ...(hits.length > 1 ? { related: hits.slice(1).map((h) => ({ file, range: cmdRange(ctx, file, h.cmd), message: `also needs the network: ${h.what}` })) } : {}),
+        ...(fix ? { fix } : {}),
+      };
+    }
+  },
+};
+
+export const unpinnedTestDependency: StaticRule = {
+  id: 'unpinned-test-dependency', class: 'brittleness', severity: 'warning',
+  title: 'The verifier installs a dependency without pinning its version',
+  *check(ctx) {
+    for (const { file, script } of scripts(ctx)) {
+      // One finding per script, at the first moving dependency; the others are related locations.
+      const hits: { range: Range; message: string; what: string }[] = [];
+      const called = calledFunctions(script);
+      for (const cmd of script.commands) {
+        if (cmd.inFunction && !called.has(functionNameOf(script, cmd))) continue;
+        const inst = installOf(cmd);
+        if (inst && inst.manager !== 'apt') {
+          for (const p of inst.packages.filter((x) => !x.pinned)) {
+            const w = cmd.args[p.argIndex];
+            hits.push({
+              range: w ? ctx.range(file, w.start, w.end) : cmdRange(ctx, file, cmd), what: p.spec,
+              message: `\`${p.spec}\` is installed at test time without a version: the verifier changes whenever a new release appears. Pin it (\`${p.name}==<version>\`).`,
+            });
+          }
+        }
+        const dl = downloadOf(cmd);
+        if (dl && (/\/raw\/(master|main)\/|refs\/heads\/|\/(master|main)\/|\/latest\//.test(dl.url))) {
+          hits.push({ range: cmdRange(ctx, file, cmd), what: dl.url, message: `${dl.url} points at a moving branch or "latest": the downloaded content changes over time. Use a tag or commit SHA.` });
+        } else if (dl?.kind === 'clone') {
+          const w = effectiveWords(cmd);
+          const pinnedClone = w.includes('--branch') || w.includes('-b') || script.commands.some((c) => c.start > cmd.start && c.name === 'git' && c.args.some((a) => a.value === 'checkout'));
+          if (!pinnedClone) hits.push({ range: cmdRange(ctx, file, cmd), what: dl.url, message: `\`git clone ${dl.url}\` takes whatever the default branch holds at grading time. Clone a tag (\`--branch <tag>\`) or check out a commit.` });
+        }
+      }
+      const first = hits[0];
+      if (!first) continue;
+      const more = hits.length > 1 ? ` (${hits.length - 1} more unpinned: ${hits.slice(1, 4).map((h) => h.what).join(', ')}${hits.length > 4 ? ', …' : ''})` : '';
+      yield {
+        file, range: first.range, message: `${first.message}${more}`,
+        ...(hits.length > 1 ? { related: hits.slice(1).map((h) => ({ file, range: h.range, message: h.message })) } : {}),
+      };
+    }
+  },
+};
+
+export const missingTestDepsInImage: StaticRule = {
+  id: 'missing-test-deps-in-image', class: 'brittleness', severity: 'info',
+  title: 'The verifier runs pytest, but nothing installs it',
+  *check(ctx) {
+    const df = ctx.dockerfile();
+    if (!df) return;
+    if (df.froms.some((f) => /t-bench|terminal-bench|pytest|harbor/i.test(f.image))) return;
+    // A requirements file may carry it: its content is not followed, so stay quiet.
+    const fromFile = df.runs.some((r) => r.shell?.commands.some((c) => installOf(c)?.fromFile));
+    const installedSomewhere = fromFile || /pytest/.test(df.text) || ctx.verifierScripts.some((f) => {
+      const s = ctx.shell(f);
+      return s?.commands.some((c) => installOf(c)?.packages.some((p) => p.name.includes('pytest')) || /setup-uv-pytest|uvx/.test(c.nameWord.value + c.args.map((a) => a.value).join(' '))) ?? false;
+    });
+    if (installedSomewhere) return;
+    for (const { file, script } of scripts(ctx)) {
+      const cmd = script.commands.find((c) => isPytestCommand(c) && !/^uvx?$/.test(effectiveWords(c)[0] ?? ''));
+      if (!cmd) continue;
+      yield { file, range: cmdRange(ctx, file, cmd), message: 'pytest is run here, but neither the Dockerfile nor the verifier installs it: the oracle scores 0 unless the base image happens to carry it.', related: ctx.task.environment.dockerfile ? [{ file: ctx.task.environment.dockerfile, message: 'no pytest install in the image' }] : [] };
+      return;
+    }
+  },
+};

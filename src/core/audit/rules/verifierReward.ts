@@ -1,0 +1,146 @@
+/** How the verifier turns test results into reward: masked exit codes and pipelines, unconditional or missing rewards. */
+import type { Fix } from '../../model/finding';
+import { optionsAt } from '../../parse/shell';
+import type { AuditContext } from '../context';
+import type { StaticRule } from '../rule';
+import { isTestCommand, rewardWriteOf } from './commands';
+import { HARBOR_REWARD, cmdRange, scripts } from './verifierShared';
+
+/** The reward is decided from the test command's status (Harbor verifiers write their own reward). */
+function writesRewardFromStatus(ctx: AuditContext): boolean {
+  return ctx.task.format === 'harbor';
+}
+
+export const exitCodeMasking: StaticRule = {
+  id: 'exit-code-masking', class: 'misalignment', severity: 'error', fixable: true,
+  title: 'The test command\'s failure is discarded (`|| true`) before the reward is decided',
+  *check(ctx) {
+    if (!writesRewardFromStatus(ctx)) return;
+    for (const { file, script } of scripts(ctx)) {
+      for (const cmd of script.commands) {
+        if (!isTestCommand(cmd) || !cmd.orTrue) continue;
+        const later = script.tree.text.slice(cmd.end);
+        if (!/\$\?|reward/.test(later)) continue;
+        const src = script.tree.text;
+        const tail = /^([^|\n]*?)(\s*\|\|\s*(true|:|exit\s+0))/.exec(src.slice(cmd.end));
+        const fix: Fix | undefined = tail && !cmd.pipeline
+          ? { title: 'Remove `|| true`', preferred: false, edits: [{ file, range: ctx.range(file, cmd.end + (tail[1]?.length ?? 0), cmd.end + tail[0].length), newText: '' }] }
+          : undefined;
+        yield {
+          file, range: cmdRange(ctx, file, cmd),
+          message: 'The test command ends in `|| true`, so the status the reward is decided from is always 0: failing work gets reward 1.',
+          ...(fix ? { fix } : {}),
+        };
+      }
+    }
+  },
+};
+
+function pipefailFix(ctx: AuditContext, file: string): Fix {
+  const text = ctx.text(file) ?? '';
+  const line = text.startsWith('#!') ? 1 : 0;
+  return { title: 'Add `set -o pipefail`', preferred: true, edits: [{ file, range: { start: { line, character: 0 }, end: { line, character: 0 } }, newText: 'set -o pipefail\n' }] };
+}
+
+export const pipelineStatusMasked: StaticRule = {
+  id: 'pipeline-status-masked', class: 'misalignment', severity: 'error', fixable: true,
+  title: 'The test command is piped (`| tee`) without `pipefail`, so its failure is lost',
+  *check(ctx) {
+    if (!writesRewardFromStatus(ctx)) return;
+    for (const { file, script } of scripts(ctx)) {
+      for (const cmd of script.commands) {
+        if (!isTestCommand(cmd) || !cmd.pipeline || cmd.pipeline.index === cmd.pipeline.length - 1) continue;
+        if (optionsAt(script, cmd.start).pipefail) continue;
+        const later = script.tree.text.slice(cmd.end);
+        if (!(cmd.guarded || optionsAt(script, cmd.start).errexit || /\$\?|PIPESTATUS/.test(later))) continue;
+        if (/PIPESTATUS/.test(later)) continue;
+        yield {
+          file, range: cmdRange(ctx, file, cmd),
+          message: 'The pipeline\'s status is that of its last command, not of the tests: without `set -o pipefail` failing tests still give reward 1.',
+          fix: pipefailFix(ctx, file),
+        };
+      }
+    }
+  },
+};
+
+export const unconditionalReward: StaticRule = {
+  id: 'unconditional-reward', class: 'misalignment', severity: 'error',
+  title: 'The verifier writes reward 1 whatever the tests say',
+  *check(ctx) {
+    if (ctx.task.format !== 'harbor') return;
+    // Under multi_step_reward_strategy "final" only the last step's reward is the task's reward:
+    // an earlier step that always passes grades nothing, which is a choice, not a defect.
+    const step = ctx.task.step;
+    if (step && !step.final && step.rewardStrategy === 'final') return;
+    for (const { file, script } of scripts(ctx)) {
+      for (const cmd of script.commands) {
+        const rw = rewardWriteOf(cmd);
+        if (!rw || rw.value === undefined || !/^(1(\.0+)?|\{.*:\s*1(\.0+)?\s*\})$/.test(rw.value)) continue;
+        if (cmd.conditional || cmd.guarded || cmd.inFunction) continue;
+        if (optionsAt(script, cmd.start).errexit) continue;
+        const before = script.commands.filter((c) => c.end <= cmd.start);
+        // Any earlier exit path (`|| exit 1`, an `if … exit`) means reaching this line proves something.
+        if (before.some((c) => c.name === 'exit' || c.name === 'return')) continue;
+        yield {
+          file, range: cmdRange(ctx, file, cmd),
+          message: 'Reward 1 is written on every path through the script, whatever the tests decided: a null agent gets full reward.',
+        };
+      }
+    }
+  },
+};
+
+export const rewardNotWrittenOnFailure: StaticRule = {
+  id: 'reward-not-written-on-failure', class: 'infra', severity: 'warning',
+  title: '`set -e` stops the verifier before it writes reward 0',
+  *check(ctx) {
+    if (ctx.task.format !== 'harbor') return;
+    for (const { file, script } of scripts(ctx)) {
+      const rewards = script.commands.filter((c) => rewardWriteOf(c));
+      if (rewards.length === 0) continue;
+      for (const cmd of script.commands) {
+        if (!isTestCommand(cmd) || cmd.guarded || cmd.orTrue || cmd.conditional || cmd.inSubstitution) continue;
+        const opts = optionsAt(script, cmd.start);
+        if (!opts.errexit) continue;
+        if (cmd.pipeline && !opts.pipefail && cmd.pipeline.index < cmd.pipeline.length - 1) continue;
+        if (!rewards.some((r) => r.start > cmd.end)) continue;
+        if (script.commands.some((c) => c.name === 'trap' && /EXIT|ERR/.test(c.args.map((a) => a.value).join(' ')))) continue;
+        yield {
+          file, range: cmdRange(ctx, file, cmd),
+          message: 'With `set -e` in effect, a failing test run exits the script here, before the reward is written: the trial ends without a reward instead of with 0.',
+        };
+      }
+    }
+  },
+};
+
+export const rewardPathMismatch: StaticRule = {
+  id: 'reward-path-mismatch', class: 'infra', severity: 'error',
+  title: 'The reward is written somewhere the harness does not read',
+  *check(ctx) {
+    if (ctx.task.format !== 'harbor') return;
+    for (const { file, script } of scripts(ctx)) {
+      for (const cmd of script.commands) {
+        const rw = rewardWriteOf(cmd);
+        if (!rw || !rw.target.startsWith('/') || rw.target.includes('$')) continue;
+        if (HARBOR_REWARD.test(rw.target)) continue;
+        yield { file, range: cmdRange(ctx, file, cmd), message: `The reward goes to ${rw.target}, but the harness reads /logs/verifier/reward.txt (or reward.json).` };
+      }
+    }
+  },
+};
+
+export const noRewardWritten: StaticRule = {
+  id: 'no-reward-written', class: 'infra', severity: 'error',
+  title: 'Nothing in the verifier writes a reward file',
+  *check(ctx) {
+    if (ctx.task.format !== 'harbor') return;
+    const entry = ctx.task.verifier.entry;
+    if (ctx.text(entry) === undefined) return;
+    const tests = ctx.task.verifier.testsDir || 'tests';
+    const any = ctx.textFiles().some((f) => (f === entry || f.startsWith(`${tests}/`)) && /reward/i.test(ctx.text(f) ?? ''));
+    if (any) return;
+    yield { file: entry, message: `${entry} never writes /logs/verifier/reward.txt (or reward.json), and no file under ${tests}/ mentions a reward: every trial ends without a verdict.` };
+  },
+};
