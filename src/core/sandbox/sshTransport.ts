@@ -43,12 +43,16 @@ const MAX_CHANNELS = 8;
 /** An idle connection is closed after this; it never keeps the process alive meanwhile. */
 const IDLE_MS = 3000;
 const DIAL = 'docker system dial-stdio';
+/** How long a kept-alive HTTP connection (one session) waits for the next call. */
+const KEEP_MS = 2000;
 
 interface Conn {
   readonly client: Client;
   readonly sock: net.Socket;
   readonly ready: Promise<void>;
   open: number;
+  /** Sessions in use (not waiting idle in the agent's free list): the socket is ref'd while any is. */
+  held: number;
   /** The server refused it one more session: no new ones go there. */
   full?: boolean;
   broken?: Error;
@@ -65,17 +69,23 @@ class DialStream extends Duplex {
   private answered = false;
   private stderr = '';
   private exit: number | null | undefined;
+  private held = true;
+  private idleMs = 0;
+  private idleTimer?: NodeJS.Timeout;
 
-  constructor(private readonly ch: ClientChannel, conn: Conn, onClose: () => void) {
+  constructor(private readonly ch: ClientChannel, conn: Conn, private readonly hold: (delta: 1 | -1) => void, onClose: () => void) {
     super();
     ch.on('data', (d: Buffer) => {
       this.answered = true;
+      this.touch();
       if (!this.push(d)) ch.pause();
     });
     ch.stderr.on('data', (d: Buffer) => { if (this.stderr.length < 2000) this.stderr += d.toString(); });
     ch.on('exit', (code: number | null) => { this.exit = code; });
     ch.on('error', (e: Error) => this.destroy(e));
     ch.on('close', () => {
+      clearTimeout(this.idleTimer);
+      if (this.held) { this.held = false; hold(-1); }
       onClose();
       if (conn.broken) { this.destroy(conn.broken); return; }
       const said = this.stderr.trim().split('\n').slice(-3).join(' ').trim();
@@ -87,11 +97,20 @@ class DialStream extends Duplex {
     });
   }
 
+  /** Activity re-arms the idle timer (node's HTTP agent drops a kept-alive session that times out). */
+  private touch(): void {
+    clearTimeout(this.idleTimer);
+    if (!this.idleMs) return;
+    this.idleTimer = setTimeout(() => this.emit('timeout'), this.idleMs);
+    this.idleTimer.unref();
+  }
+
   override _read(): void {
     this.ch.resume();
   }
 
   override _write(chunk: Buffer, _enc: BufferEncoding, cb: (e?: Error | null) => void): void {
+    this.touch();
     if (this.ch.write(chunk)) cb();
     else this.ch.once('drain', () => cb());
   }
@@ -106,12 +125,26 @@ class DialStream extends Duplex {
     cb(err);
   }
 
-  // What node's HTTP client may call on its socket; an SSH session has no such knobs.
-  setTimeout(): this { return this; }
+  // What node's HTTP client and agent call on a socket. A kept-alive session waiting in the agent is
+  // unref'd: the SSH connection keeps the process alive only while some session is in use.
+  setTimeout(ms: number, cb?: () => void): this {
+    this.idleMs = ms;
+    // As net.Socket: 0 with the callback takes it off again (node's HTTP client does so per response).
+    if (cb && ms === 0) this.removeListener('timeout', cb);
+    else if (cb) this.once('timeout', cb);
+    this.touch();
+    return this;
+  }
   setNoDelay(): this { return this; }
   setKeepAlive(): this { return this; }
-  ref(): this { return this; }
-  unref(): this { return this; }
+  ref(): this {
+    if (!this.held && !this.destroyed) { this.held = true; this.hold(1); }
+    return this;
+  }
+  unref(): this {
+    if (this.held) { this.held = false; this.hold(-1); }
+    return this;
+  }
 }
 
 function hostKeyProblem(t: SshTarget, reason: 'unknown' | 'changed' | 'revoked'): string {
@@ -134,7 +167,9 @@ export class SshDockerAgent extends http.Agent {
   private readonly conns: Conn[] = [];
 
   constructor(private readonly target: SshTarget) {
-    super({ keepAlive: false });
+    // Kept-alive HTTP connections: each is a `dial-stdio` process on the host, worth reusing (a new
+    // one costs a session and a docker CLI start, ~0.1-0.2 s). Idle ones go after KEEP_MS.
+    super({ keepAlive: true, timeout: KEEP_MS, maxFreeSockets: MAX_CHANNELS });
   }
 
   private methods(): AuthMethod[] {
@@ -170,7 +205,7 @@ export class SshDockerAgent extends http.Agent {
       });
       client.once('close', () => reject(new SshTransportError(`the SSH connection closed before the login`, 'ECONNRESET')));
     });
-    const conn: Conn = { client, sock, ready, open: 0 };
+    const conn: Conn = { client, sock, ready, open: 0, held: 0 };
     ready.catch(() => undefined);
     const lost = (e: Error): void => {
       conn.broken ??= new SshTransportError(`the SSH connection was lost (${e.message})`, 'ECONNRESET');
@@ -179,7 +214,9 @@ export class SshDockerAgent extends http.Agent {
     client.on('error', lost);
     client.on('close', () => lost(new Error('closed')));
     client.connect({
-      sock, username: t.username, readyTimeout: t.readyTimeoutMs, keepaliveInterval: 15_000, keepaliveCountMax: 3,
+      // No SSH keepalives: their timer would hold an idle connection's process open; a dead host is
+      // found by the engine calls' own deadlines and the pool's pings.
+      sock, username: t.username, readyTimeout: t.readyTimeoutMs, keepaliveInterval: 0,
       authHandler: methods,
       hostVerifier: (key: Buffer): boolean => {
         const v = checkHostKey(t.knownHosts, t.host, t.port, key);
@@ -197,11 +234,16 @@ export class SshDockerAgent extends http.Agent {
     if (i >= 0) this.conns.splice(i, 1);
   }
 
+  private hold(conn: Conn, delta: 1 | -1): void {
+    conn.held += delta;
+    if (conn.held > 0) conn.sock.ref();
+    else conn.sock.unref();
+  }
+
   private release(conn: Conn): void {
     conn.open--;
     if (conn.open > 0) return;
     // Idle: it must not keep a finished CLI run alive, and is closed unless a call comes soon.
-    conn.sock.unref();
     clearTimeout(conn.idle);
     conn.idle = setTimeout(() => { this.forget(conn); conn.client.end(); }, IDLE_MS);
     conn.idle.unref();
@@ -214,14 +256,16 @@ export class SshDockerAgent extends http.Agent {
     const conn = this.conns.find((c) => !c.broken && !c.full && c.open < MAX_CHANNELS) ?? this.connect();
     conn.open++;
     clearTimeout(conn.idle);
-    conn.sock.ref();
+    this.hold(conn, 1);
     try {
       await conn.ready;
       const ch = await new Promise<ClientChannel>((resolve, reject) => {
         conn.client.exec(DIAL, (err, stream) => (err ? reject(err) : resolve(stream)));
       });
-      return new DialStream(ch, conn, () => this.release(conn));
+      // The hold taken above passes to the session.
+      return new DialStream(ch, conn, (d) => this.hold(conn, d), () => this.release(conn));
     } catch (e) {
+      this.hold(conn, -1);
       this.release(conn);
       if (e instanceof SshTransportError) { this.forget(conn); throw e; }
       // The server refused one more session on this connection (its MaxSessions): use a new one.
