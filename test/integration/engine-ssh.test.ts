@@ -59,6 +59,7 @@ before(async () => {
   const pair = sshKeyPair();
   keyFile = path.join(work, 'id_test');
   fs.writeFileSync(keyFile, pair.privateKey, { mode: 0o600 });
+  fs.writeFileSync(`${keyFile}.pub`, pair.publicKey);
   rig = await startSshRig({ user: USER, publicKey: pair.publicKey, dockerHost: SECOND });
   home = homeWith('home', [rig.knownHostsLine]);
   e1 = runtimeFor(parseEngineAddress(FIRST));
@@ -125,7 +126,7 @@ void describe('engines over ssh:// and tcp:// with TLS (integration)', () => {
     }
   });
 
-  void it('says clearly what is wrong: wrong key or user, no key, host down, unknown or changed host key, no docker on the host', { timeout: 60_000 }, async () => {
+  void it('says clearly what is wrong: wrong key or user, no key, host down or gone, unknown or changed host key, no docker on the host', { timeout: 60_000 }, async () => {
     const at = `ssh://${USER}@127.0.0.1:${rig.port}`;
     const other = path.join(work, 'id_other');
     fs.writeFileSync(other, sshKeyPair().privateKey, { mode: 0o600 });
@@ -145,6 +146,15 @@ void describe('engines over ssh:// and tcp:// with TLS (integration)', () => {
     } finally {
       await impostor.close();
     }
+    // A host that goes away after answering: the next call fails at once, on the kept-alive session too.
+    const gone = await startSshRig({ user: USER, publicKey: fs.readFileSync(`${keyFile}.pub`, 'utf8'), dockerHost: SECOND });
+    const goneRt = runtimeFor(parseEngineAddress(`ssh://${USER}@127.0.0.1:${gone.port}?key=${keyFile}`, { HOME: homeWith('home-gone', [gone.knownHostsLine]) }));
+    await goneRt.ping();
+    await gone.close();
+    const t0 = Date.now();
+    const goneErr = await goneRt.ping().then(() => undefined, (e: unknown) => e);
+    assert.ok(goneErr instanceof Error && /unreachable.*(connection was lost|cannot reach 127\.0\.0\.1:\d+ over SSH)/.test(goneErr.message), String(goneErr));
+    assert.ok(Date.now() - t0 < 5000, `took ${Date.now() - t0} ms`);
     const pair = sshKeyPair();
     fs.writeFileSync(path.join(work, 'id_nodocker'), pair.privateKey, { mode: 0o600 });
     const nodocker = await startSshRig({ user: USER, publicKey: pair.publicKey, dockerHost: SECOND, path: '/nonexistent' });
