@@ -7,7 +7,7 @@ import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { readRun } from '../../src/core/results/store';
 import { connectEngines, runtimeFor } from '../../src/core/sandbox/connect';
-import type { DockerodeRuntime } from '../../src/core/sandbox/dockerRuntime';
+import { DockerodeRuntime } from '../../src/core/sandbox/dockerRuntime';
 import { parseEngineAddress } from '../../src/core/sandbox/engines';
 import { ImageCache } from '../../src/core/sandbox/image';
 import { loadTask } from '../../src/core/loader/index';
@@ -112,7 +112,7 @@ void describe('engines over ssh:// and tcp:// with TLS (integration)', () => {
     process.stderr.write(`ssh pool run: ${wallSec.toFixed(1)} s, rig ${JSON.stringify(rig.stats)}\n`);
   });
 
-  void it('logs in with the key of an ssh-agent (SSH_AUTH_SOCK) when no key file is named', { timeout: 60_000 }, async () => {
+  void it('logs in with the key of an ssh-agent (SSH_AUTH_SOCK) when no key file is named, with --engine or DOCKER_HOST', { timeout: 60_000 }, async () => {
     const sock = path.join(work, 'agent.sock');
     const out = execFileSync('ssh-agent', ['-s', '-a', sock], { encoding: 'utf8' });
     const pid = Number(/SSH_AGENT_PID=(\d+)/.exec(out)?.[1]);
@@ -121,6 +121,20 @@ void describe('engines over ssh:// and tcp:// with TLS (integration)', () => {
       const { runtime } = connectEngines([`ssh://${USER}@127.0.0.1:${rig.port}`], 1, { SSH_AUTH_SOCK: sock, HOME: home });
       await runtime.ping();
       assert.deepEqual(await runtime.listByLabel('taskwright.test=none'), []);
+      // DOCKER_HOST=ssh://… without --engine goes the same way (known_hosts checked, the agent's key), not docker-modem's own SSH.
+      const saved = { DOCKER_HOST: process.env.DOCKER_HOST, HOME: process.env.HOME, SSH_AUTH_SOCK: process.env.SSH_AUTH_SOCK };
+      const restore = (): void => { for (const [k, v] of Object.entries(saved)) { if (v === undefined) delete process.env[k]; else process.env[k] = v; } };
+      try {
+        Object.assign(process.env, { DOCKER_HOST: `ssh://${USER}@127.0.0.1:${rig.port}`, HOME: home, SSH_AUTH_SOCK: sock });
+        const logins = rig.stats.logins;
+        await new DockerodeRuntime().ping();
+        assert.equal(rig.stats.logins, logins + 1);
+        process.env.HOME = homeWith('home-env-empty', []);
+        const err = await new DockerodeRuntime().ping().then(() => undefined, (e: unknown) => e);
+        assert.match(String(err), /host key of \[127\.0\.0\.1\]:\d+ is not in/);
+      } finally {
+        restore();
+      }
     } finally {
       process.kill(pid);
     }

@@ -1,8 +1,7 @@
 import Docker from 'dockerode';
 import { DockerodeRuntime } from './dockerRuntime';
-import { parseEngineAddresses, type EngineAddress } from './engines';
+import { dockerOptionsOf, parseEngineAddresses, type EngineAddress } from './engines';
 import { EnginePool } from './pool';
-import { SshDockerAgent } from './sshTransport';
 import type { ContainerRuntime } from './runtime';
 import { connectKubernetes, type KubernetesConnectOptions } from './kubernetes/connect';
 import type { KubernetesRuntime } from './kubernetes/kubeRuntime';
@@ -21,9 +20,7 @@ export interface Engines {
 }
 
 export function runtimeFor(address: EngineAddress): DockerodeRuntime {
-  // Every connection key is given (undefined included), so a DOCKER_HOST in the environment cannot override the address.
-  const options = { ...address.modem, agent: address.ssh ? new SshDockerAgent(address.ssh) : undefined };
-  return new DockerodeRuntime(new Docker(options as unknown as Docker.DockerOptions), { endpoint: address.endpoint, ...(address.certDir ? { certDir: address.certDir } : {}) });
+  return new DockerodeRuntime(new Docker(dockerOptionsOf(address) as Docker.DockerOptions), { endpoint: address.endpoint, ...(address.certDir ? { certDir: address.certDir } : {}) });
 }
 
 /**

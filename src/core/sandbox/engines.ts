@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { utils, type ParsedKey } from 'ssh2';
-import type { SshKey, SshTarget } from './sshTransport';
+import { SshDockerAgent, type SshKey, type SshTarget } from './sshTransport';
 
 /**
  * Docker engine addresses as users write them (`--engine`, `taskwright.sandbox.engines`), turned
@@ -182,4 +182,22 @@ export function parseEngineAddresses(texts: readonly string[], env: NodeJS.Proce
     seen.add(a.endpoint);
   }
   return out;
+}
+
+/**
+ * dockerode's options for an address: every connection key given (undefined included), so a
+ * DOCKER_HOST in the environment cannot override it; an ssh:// engine's connections are SSH sessions.
+ */
+export function dockerOptionsOf(address: EngineAddress): Record<string, unknown> {
+  return { ...address.modem, agent: address.ssh ? new SshDockerAgent(address.ssh) : undefined };
+}
+
+/**
+ * The environment's engine (no `--engine`): dockerode's own reading of DOCKER_HOST, except that an
+ * ssh:// DOCKER_HOST goes through Taskwright's SSH transport, as `--engine ssh://` does (known_hosts
+ * checked, key files read), not docker-modem's (which checks no host key).
+ */
+export function environmentDockerOptions(env: NodeJS.ProcessEnv = process.env): Record<string, unknown> | undefined {
+  const host = env.DOCKER_HOST ?? '';
+  return host.startsWith('ssh://') ? dockerOptionsOf(parseEngineAddress(host, env)) : undefined;
 }

@@ -1,3 +1,5 @@
+import { SshTransportError } from './sshTransport';
+
 /**
  * TLS failures of a tcp:// engine said in the user's terms: which certificate file does not fit.
  * Node's own messages ("self-signed certificate in certificate chain", "tlsv1 alert unknown ca")
@@ -9,7 +11,7 @@ const SERVER_NOT_TRUSTED = new Set([
 ]);
 
 /** Undefined when `e` is not a TLS failure; `certDir` is where ca.pem, cert.pem and key.pem were read. */
-export function tlsProblem(e: unknown, certDir: string): string | undefined {
+function tlsProblem(e: unknown, certDir: string): string | undefined {
   const code = (e as { code?: unknown } | null)?.code;
   if (typeof code !== 'string') return undefined;
   const msg = e instanceof Error ? e.message : String(e);
@@ -25,4 +27,13 @@ export function tlsProblem(e: unknown, certDir: string): string | undefined {
     return `TLS: the engine closed the connection before answering (${msg}); an engine that refuses the client certificate ${certDir}/cert.pem does this — it must be signed by a CA the engine trusts (its --tlscacert)`;
   }
   return undefined;
+}
+
+/**
+ * What went wrong reaching an engine over SSH or TLS, in words that name the file or step to fix;
+ * undefined for other failures. SSH messages already say it (known_hosts, the key, docker on the host).
+ */
+export function transportProblem(e: unknown, certDir: string | undefined): string | undefined {
+  if (e instanceof SshTransportError) return e.message;
+  return certDir ? tlsProblem(e, certDir) : undefined;
 }
