@@ -140,6 +140,19 @@ void describe('engines over ssh:// and tcp:// with TLS (integration)', () => {
     }
   });
 
+  void it('spreads calls made at once over several SSH connections, 8 sessions each, and past a lower MaxSessions', { timeout: 60_000 }, async () => {
+    const busy = await startSshRig({ user: USER, publicKey: fs.readFileSync(`${keyFile}.pub`, 'utf8'), dockerHost: SECOND, maxSessions: 3 });
+    try {
+      const rt = runtimeFor(parseEngineAddress(`ssh://${USER}@127.0.0.1:${busy.port}?key=${keyFile}`, { HOME: homeWith('home-busy', [busy.knownHostsLine]) }));
+      // Twelve calls at once: the first connection takes 8 and the server refuses 5 of them; those move on.
+      await Promise.all(Array.from({ length: 12 }, () => rt.ping()));
+      assert.ok(busy.stats.refused >= 5 && busy.stats.logins >= 4, JSON.stringify(busy.stats));
+      assert.equal(busy.stats.sessions, 12);
+    } finally {
+      await busy.close();
+    }
+  });
+
   void it('says clearly what is wrong: wrong key or user, no key, host down or gone, unknown or changed host key, no docker on the host', { timeout: 60_000 }, async () => {
     const at = `ssh://${USER}@127.0.0.1:${rig.port}`;
     const other = path.join(work, 'id_other');

@@ -14,7 +14,7 @@ export interface SshRig {
   readonly port: number;
   /** The known_hosts line for this server (`[127.0.0.1]:port ssh-ed25519 ...`). */
   readonly knownHostsLine: string;
-  /** Logins accepted, sessions (`dial-stdio` runs) started. */
+  /** Logins accepted, sessions (`dial-stdio` runs) started, logins and sessions refused. */
   readonly stats: { logins: number; sessions: number; refused: number };
   close(): Promise<void>;
 }
@@ -31,7 +31,8 @@ function parsed(text: string): ParsedKey {
   return k;
 }
 
-export async function startSshRig(o: { user: string; publicKey: string; dockerHost: string; path?: string }): Promise<SshRig> {
+/** `maxSessions`: sessions one connection may hold at once, as sshd's MaxSessions (unlimited when absent). */
+export async function startSshRig(o: { user: string; publicKey: string; dockerHost: string; path?: string; maxSessions?: number }): Promise<SshRig> {
   const hostKey = utils.generateKeyPairSync('ed25519');
   const allowed = parsed(o.publicKey);
   const stats = { logins: 0, sessions: 0, refused: 0 };
@@ -51,8 +52,12 @@ export async function startSshRig(o: { user: string; publicKey: string; dockerHo
       ctx.accept();
     });
     client.on('ready', () => {
-      client.on('session', (acceptSession) => {
+      let open = 0;
+      client.on('session', (acceptSession, rejectSession) => {
+        if (o.maxSessions !== undefined && open >= o.maxSessions) { stats.refused++; rejectSession(); return; }
+        open++;
         const session = acceptSession();
+        session.on('close', () => { open--; });
         session.on('exec', (accept, reject, info) => {
           if (info.command !== 'docker system dial-stdio') { reject(); return; }
           stats.sessions++;

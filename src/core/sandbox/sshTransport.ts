@@ -249,7 +249,7 @@ export class SshDockerAgent extends http.Agent {
     conn.idle.unref();
   }
 
-  private async session(retry = true): Promise<DialStream> {
+  private async session(attempt = 0): Promise<DialStream> {
     if (!this.methods().length) {
       throw new SshTransportError(`no SSH key to log in with: start an ssh-agent holding the key (SSH_AUTH_SOCK), or name a key file with ?key=PATH`, 'ESSHAUTH');
     }
@@ -268,8 +268,12 @@ export class SshDockerAgent extends http.Agent {
       this.hold(conn, -1);
       this.release(conn);
       if (e instanceof SshTransportError) { this.forget(conn); throw e; }
-      // The server refused one more session on this connection (its MaxSessions): use a new one.
-      if (retry && !conn.broken) { conn.full = true; return this.session(false); }
+      // The server refused one more session on this connection (its MaxSessions, if lower than ours):
+      // no more go there, the call takes another connection (a few times: others may be filling it too).
+      if (e instanceof Error && /channel open failure/i.test(e.message) && attempt < 3 && !conn.broken) {
+        conn.full = true;
+        return this.session(attempt + 1);
+      }
       throw new SshTransportError(`the SSH server refused to run \`${DIAL}\` (${e instanceof Error ? e.message : String(e)})`, 'ESSHDIAL');
     }
   }
