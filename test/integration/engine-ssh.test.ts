@@ -75,9 +75,10 @@ void describe('engines over ssh:// and tcp:// with TLS (integration)', () => {
   void it('runs a pool of unix:// and ssh:// (key file) from the CLI: trials on both, verdicts right, images by content hash, nothing left', { timeout: 240_000 }, async () => {
     // Images new on every run (a token in them), so they are built on one engine and loaded onto the other over SSH.
     const dockerfile = `FROM debian:bookworm-slim\nWORKDIR /app\nRUN echo ${path.basename(work)} > /etc/task-name\n`;
-    const good = harborTask(path.join(work, 'tasks', 'ssh-good'), { 'environment/Dockerfile': dockerfile });
+    // The oracles are quiet for 3 s: a command's stream outlives the 2 s an idle kept-alive session waits.
+    const good = harborTask(path.join(work, 'tasks', 'ssh-good'), { 'environment/Dockerfile': dockerfile, 'solution/solve.sh': '#!/bin/bash\nsleep 3\necho hello > /app/greeting.txt\n' });
     // The oracle writes the wrong word: a real "failed" verdict must come back over SSH too.
-    const bad = harborTask(path.join(work, 'tasks', 'ssh-bad'), { 'environment/Dockerfile': dockerfile, 'solution/solve.sh': '#!/bin/bash\necho goodbye > /app/greeting.txt\n' });
+    const bad = harborTask(path.join(work, 'tasks', 'ssh-bad'), { 'environment/Dockerfile': dockerfile, 'solution/solve.sh': '#!/bin/bash\nsleep 3\necho goodbye > /app/greeting.txt\n' });
     const results = path.join(work, 'runs');
     const ssh = `ssh://${USER}@127.0.0.1:${rig.port}`;
     const started = Date.now();
