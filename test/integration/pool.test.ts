@@ -1,11 +1,9 @@
 import assert from 'node:assert/strict';
-import { execFileSync, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import tls from 'node:tls';
 import { OracleAgent } from '../../src/core/agents/oracle';
 import { loadTask } from '../../src/core/loader/index';
 import { newRunId, readRun, RunStore } from '../../src/core/results/store';
@@ -17,33 +15,20 @@ import { parseEngineAddress } from '../../src/core/sandbox/engines';
 import { EnginePool } from '../../src/core/sandbox/pool';
 import { reapOrphans } from '../../src/core/sandbox/reaper';
 import { TrialRunner, type TrialJob } from '../../src/core/sandbox/runner';
-import { LABEL, LABEL_RUN } from '../../src/core/sandbox/runtime';
+import { LABEL } from '../../src/core/sandbox/runtime';
+import { CLI, FIRST, imageId, makeCerts, ofRun, SECOND, secondPid, startSecond, STATE, tlsFront } from '../support/dockerEngines';
 import { harborTask } from '../support/taskFolders';
 
 /**
- * A pool of two real engines: the shared one (DOCKER_HOST or the local socket) and a second daemon
- * of this test's own (its own socket, data root, exec root and pid file under /run, started by
- * `scripts/docker-engine.sh --second --copy-images`), which the second case kills with SIGKILL.
+ * A pool of two real engines: the shared one and a second daemon of this test's own (see
+ * test/support/dockerEngines.ts), which the kill case stops with SIGKILL.
  */
-const root = path.resolve(__dirname, '../../..');
-const cli = path.join(root, 'bin/taskwright.js');
-const STATE = process.env.TASKWRIGHT_POOL_DOCKERD_DIR ?? '/run/tw-pool';
-const first = process.env.DOCKER_HOST ?? 'unix:///var/run/docker.sock';
-const second = `unix://${STATE}/docker.sock`;
+const first = FIRST;
+const second = SECOND;
+const cli = CLI;
 let work: string;
 let e1: DockerodeRuntime;
 let e2: DockerodeRuntime;
-
-function startSecond(): void {
-  const out = execFileSync('bash', [path.join(root, 'scripts/docker-engine.sh'), '--second', '--copy-images'], {
-    env: { ...process.env, TASKWRIGHT_DOCKERD2_DIR: STATE, DOCKER_HOST: first }, encoding: 'utf8', timeout: 180_000,
-  });
-  assert.match(out, new RegExp(`DOCKER_HOST=${second}`));
-}
-
-function secondPid(): number {
-  return Number(fs.readFileSync(path.join(STATE, 'dockerd.pid'), 'utf8').trim());
-}
 
 /** Tasks whose oracle takes `sleepSec`, so trials are in flight when the engine dies. */
 function tasks(prefix: string, n: number, sleepSec: number): string[] {
@@ -51,28 +36,6 @@ function tasks(prefix: string, n: number, sleepSec: number): string[] {
     'environment/Dockerfile': `FROM debian:bookworm-slim\nWORKDIR /app\nRUN echo ${prefix}-${i + 1} > /etc/task-name\n`,
     'solution/solve.sh': `#!/bin/bash\nsleep ${sleepSec}\necho hello > /app/greeting.txt\n`,
   }));
-}
-
-/** A CA, a server certificate for localhost and a client certificate, as `dockerd --tlsverify` setups use. */
-function makeCerts(dir: string): string {
-  fs.mkdirSync(dir, { recursive: true });
-  const ssl = (...args: string[]): void => { execFileSync('openssl', args, { cwd: dir, stdio: 'ignore' }); };
-  ssl('req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', 'ca-key.pem', '-out', 'ca.pem', '-days', '1', '-subj', '/CN=taskwright-test-ca');
-  fs.writeFileSync(path.join(dir, 'server.cnf'), 'subjectAltName=DNS:localhost,IP:127.0.0.1\nextendedKeyUsage=serverAuth\n');
-  fs.writeFileSync(path.join(dir, 'client.cnf'), 'extendedKeyUsage=clientAuth\n');
-  ssl('req', '-newkey', 'rsa:2048', '-nodes', '-keyout', 'server-key.pem', '-out', 'server.csr', '-subj', '/CN=localhost');
-  ssl('x509', '-req', '-in', 'server.csr', '-CA', 'ca.pem', '-CAkey', 'ca-key.pem', '-CAcreateserial', '-out', 'server-cert.pem', '-days', '1', '-extfile', 'server.cnf');
-  ssl('req', '-newkey', 'rsa:2048', '-nodes', '-keyout', 'key.pem', '-out', 'client.csr', '-subj', '/CN=taskwright-client');
-  ssl('x509', '-req', '-in', 'client.csr', '-CA', 'ca.pem', '-CAkey', 'ca-key.pem', '-CAcreateserial', '-out', 'cert.pem', '-days', '1', '-extfile', 'client.cnf');
-  return dir;
-}
-
-function imageId(host: string, ref: string): string {
-  return execFileSync('docker', ['-H', host, 'image', 'inspect', '--format', '{{.Id}}', ref], { encoding: 'utf8' }).trim();
-}
-
-async function ofRun(rt: DockerodeRuntime, runId: string): Promise<number> {
-  return (await rt.listByLabel(`${LABEL_RUN}=${runId}`)).length;
 }
 
 /** Each attempt's tries in order: earlier tries are infra errors, the last is a verdict or an infra record. */
@@ -190,19 +153,9 @@ void describe('a pool of two Docker engines (integration)', () => {
   void it('reaches an engine over tcp:// with TLS (DOCKER_TLS_VERIFY, DOCKER_CERT_PATH), exec streams included', { timeout: 300_000 }, async () => {
     // A TLS front of the second daemon (client certificates required), as a remote `dockerd --tlsverify` would be.
     const certs = makeCerts(path.join(work, 'certs'));
-    const front = tls.createServer({
-      key: fs.readFileSync(path.join(certs, 'server-key.pem')), cert: fs.readFileSync(path.join(certs, 'server-cert.pem')),
-      ca: fs.readFileSync(path.join(certs, 'ca.pem')), requestCert: true, rejectUnauthorized: true,
-    }, (client) => {
-      const up = net.connect(path.join(STATE, 'docker.sock'));
-      client.pipe(up).pipe(client);
-      const end = (): void => { client.destroy(); up.destroy(); };
-      client.on('error', end);
-      up.on('error', end);
-    });
-    await new Promise<void>((resolve) => front.listen(0, '127.0.0.1', resolve));
+    const front = await tlsFront(certs, path.join(STATE, 'docker.sock'));
     try {
-      const port = (front.address() as net.AddressInfo).port;
+      const port = front.port;
       const env = { DOCKER_TLS_VERIFY: '1', DOCKER_CERT_PATH: certs };
       const { runtime, pool, concurrency } = connectEngines([`${first}?slots=1`, `tcp://localhost:${port}?slots=2`], 1, env);
       assert.ok(pool);

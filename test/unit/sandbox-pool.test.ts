@@ -4,6 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { Readable } from 'node:stream';
 import { describe, it } from 'node:test';
+import { utils } from 'ssh2';
 import { parseCommandArgs, UsageError, type CliIo } from '../../src/cli/command';
 import { runCommand } from '../../src/cli/commands/run';
 import { validateCommand } from '../../src/cli/commands/validate';
@@ -103,8 +104,25 @@ void describe('engine addresses', () => {
     // Port 2376 is Docker's TLS port: TLS even without DOCKER_TLS_VERIFY.
     assert.equal(parseEngineAddress('tcp://host3:2376', { DOCKER_CERT_PATH: certs }).modem.protocol, 'https');
     assert.throws(() => parseEngineAddress('tcp://host3:2376', { DOCKER_CERT_PATH: path.join(certs, 'none') }), /ca\.pem/);
-    const ssh = parseEngineAddress('ssh://deploy@host2:2222', { SSH_AUTH_SOCK: '/tmp/agent.sock' });
-    assert.deepEqual([ssh.endpoint, ssh.modem.protocol, ssh.modem.username, ssh.modem.port, ssh.modem.sshOptions?.agent], ['ssh://deploy@host2:2222', 'ssh', 'deploy', '2222', '/tmp/agent.sock']);
+    const home = fs.mkdtempSync(path.join(os.tmpdir(), 'tw-home-'));
+    const ssh = parseEngineAddress('ssh://deploy@host2:2222', { SSH_AUTH_SOCK: '/tmp/agent.sock', HOME: home });
+    assert.deepEqual([ssh.endpoint, ssh.modem.protocol, ssh.modem.host, ssh.modem.port], ['ssh://deploy@host2:2222', 'http', 'host2', '2222']);
+    assert.deepEqual([ssh.ssh?.username, ssh.ssh?.port, ssh.ssh?.agent, ssh.ssh?.key, ssh.ssh?.defaultKeys], ['deploy', 2222, '/tmp/agent.sock', undefined, []]);
+    assert.equal(ssh.ssh?.knownHosts[0], path.join(home, '.ssh', 'known_hosts'));
+    // ?key= names a private key file (read now: a wrong path is a usage error, not a failed trial).
+    const { private: pem } = utils.generateKeyPairSync('ed25519');
+    fs.writeFileSync(path.join(home, 'deploy_key'), pem);
+    const keyed = parseEngineAddress('ssh://deploy@host2?key=~/deploy_key&slots=2', { HOME: home });
+    assert.deepEqual([keyed.endpoint, keyed.slots, keyed.ssh?.key?.file, keyed.ssh?.port], ['ssh://deploy@host2', 2, path.join(home, 'deploy_key'), 22]);
+    assert.throws(() => parseEngineAddress('ssh://deploy@host2?key=/nonexistent/key', {}), /key file \/nonexistent\/key cannot be read/);
+    fs.writeFileSync(path.join(home, 'locked_key'), utils.generateKeyPairSync('ed25519', { passphrase: 'pw', cipher: 'aes256-cbc', rounds: 4 }).private);
+    assert.throws(() => parseEngineAddress(`ssh://deploy@host2?key=${path.join(home, 'locked_key')}`, {}), /passphrase.*ssh-add/);
+    // With no key named, the default identity files that need no passphrase are tried (after the agent).
+    fs.mkdirSync(path.join(home, '.ssh'));
+    fs.writeFileSync(path.join(home, '.ssh', 'id_ed25519'), pem);
+    fs.copyFileSync(path.join(home, 'locked_key'), path.join(home, '.ssh', 'id_rsa'));
+    assert.deepEqual(parseEngineAddress('ssh://deploy@host2', { HOME: home }).ssh?.defaultKeys.map((k) => path.basename(k.file)), ['id_ed25519']);
+    assert.throws(() => parseEngineAddress('tcp://h:2375?key=/k', {}), /only \?slots=N\)/);
   });
 
   void it('refuses what it cannot use', () => {

@@ -1,6 +1,6 @@
 import Docker from 'dockerode';
 import { DockerodeRuntime } from './dockerRuntime';
-import { parseEngineAddresses, type EngineAddress } from './engines';
+import { dockerOptionsOf, parseEngineAddresses, type EngineAddress } from './engines';
 import { EnginePool } from './pool';
 import type { ContainerRuntime } from './runtime';
 import { connectKubernetes, type KubernetesConnectOptions } from './kubernetes/connect';
@@ -20,8 +20,7 @@ export interface Engines {
 }
 
 export function runtimeFor(address: EngineAddress): DockerodeRuntime {
-  // Every connection key is given (undefined included), so a DOCKER_HOST in the environment cannot override the address.
-  return new DockerodeRuntime(new Docker(address.modem as unknown as Docker.DockerOptions), { endpoint: address.endpoint });
+  return new DockerodeRuntime(new Docker(dockerOptionsOf(address) as Docker.DockerOptions), { endpoint: address.endpoint, ...(address.certDir ? { certDir: address.certDir } : {}) });
 }
 
 /**

@@ -6,6 +6,8 @@ import {
 } from './runtime';
 import { engineTimeoutMs, withDeadline } from './engineDeadline';
 import { OutputBuffer } from './outputBuffer';
+import { environmentDockerOptions } from './engines';
+import { transportProblem } from './transportErrors';
 import { copyImage } from './imageTransfer';
 import { dockerCommit, dockerDiff, dockerRemoveImage, type FileChange, type SnapshotRuntime } from './snapshot';
 
@@ -43,9 +45,12 @@ export class DockerodeRuntime implements ContainerRuntime, SnapshotRuntime {
   private readonly docker: Docker;
   /** Deadline of each engine call (see engineTimeoutMs). */
   readonly callTimeoutMs: number;
+  /** tcp:// with TLS: the folder its certificates came from, named when TLS fails. */
+  private readonly certDir: string | undefined;
 
-  constructor(docker?: Docker, opts: { callTimeoutMs?: number; endpoint?: string } = {}) {
-    this.docker = docker ?? new Docker();
+  constructor(docker?: Docker, opts: { callTimeoutMs?: number; endpoint?: string; certDir?: string } = {}) {
+    this.docker = docker ?? new Docker(environmentDockerOptions());
+    this.certDir = opts.certDir;
     this.endpoint = opts.endpoint ?? process.env.DOCKER_HOST ?? 'unix:///var/run/docker.sock';
     this.callTimeoutMs = opts.callTimeoutMs ?? engineTimeoutMs();
   }
@@ -56,6 +61,8 @@ export class DockerodeRuntime implements ContainerRuntime, SnapshotRuntime {
 
   private engineError(e: unknown, what: string): InfraError {
     if (e instanceof InfraError) return e;
+    const why = transportProblem(e, this.certDir);
+    if (why) return new InfraError('engine-unreachable', `Docker Engine at ${this.endpoint} is unreachable: ${why}`);
     if (isConnectionError(e)) {
       return new InfraError('engine-unreachable', `Docker Engine at ${this.endpoint} is unreachable (${message(e)}) — start it with \`bash scripts/docker-engine.sh\` or set DOCKER_HOST`);
     }
