@@ -48,12 +48,13 @@ class TimedRuntime extends KubernetesRuntime {
   }
 }
 
-function runtime(over: { pollMs?: number; pendingLimitMs?: number } = {}): TimedRuntime {
+function runtime(over: { pollMs?: number; pendingLimitMs?: number; onWarning?: (t: string) => void } = {}): TimedRuntime {
   const conn = loadKube({ kubeconfigPath: fake.kubeconfigPath });
   const address = parseRegistry(registry.host);
   return new TimedRuntime({
     api: new KubeApi(conn, 30_000, 20), registry: new Registry(address), slots: 2, publisher: new DockerPublisher(address, docker),
     pendingLimitMs: over.pendingLimitMs ?? 120_000, pendingGraceMs: 1_000, pollMs: over.pollMs ?? 100, snapshotDir: path.join(work, 'default-snapshots'),
+    ...(over.onWarning ? { onWarning: over.onWarning } : {}),
   });
 }
 
@@ -203,6 +204,18 @@ void describe('Kubernetes backend: Pod status from the watch (integration, fake 
     assert.deepEqual(reads.filter((p) => p.includes('/status')), [], 'the Pod\'s status was polled');
     assert.ok(reads.length <= 1, `the Pod was read ${reads.length} times while it started: ${reads.join(', ')}`);
     assert.ok(watchRequests().some((p) => p.includes('taskwright.client')), 'no watch by the client label');
+  });
+
+  void it('credentials that may not list or watch Pods: said once, the trial runs on reads of its Pod', async () => {
+    const warnings: string[] = [];
+    const rt = runtime({ onWarning: (w) => warnings.push(w) });
+    // The watch's first list is the first GET of the collection: refused as a Role without list/watch would.
+    fake.failNext(1, { code: 403, method: 'GET', path: /\/namespaces\/default\/pods$/ });
+    const got = await runJobs(rt, [{ task, taskPath: TASK_PATH, agent: new OracleAgent(), attempt: 1 }]);
+    assert.deepEqual(got.map((r) => r.outcome), ['passed']);
+    assert.deepEqual(warnings.filter((w) => /cannot be watched/.test(w)).length, 1, warnings.join('\n'));
+    // Not asked again every second: within its back-off no watch was opened at all.
+    assert.equal(rt.watch.stats.watches, 0);
   });
 
   void it('a watch dropped mid-trial is resumed; one compacted away is listed again; an eviction then is infra, seen on the watch', async () => {

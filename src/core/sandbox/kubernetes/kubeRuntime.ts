@@ -85,7 +85,9 @@ export class KubernetesRuntime implements ContainerRuntime, SnapshotRuntime {
     this.budget = new PodBudget(o.slots, o.pendingGraceMs ?? 5_000);
     this.pendingLimitMs = o.pendingLimitMs ?? fromEnvSec('TASKWRIGHT_K8S_PENDING_SEC', 300);
     this.pollMs = o.pollMs ?? 2_000;
-    this.watch = new PodWatch(this.api, `${LABEL_CLIENT}=${this.clientId}`);
+    this.watch = new PodWatch(this.api, `${LABEL_CLIENT}=${this.clientId}`, {
+      onForbidden: (d) => o.onWarning?.(`Pods cannot be watched with these credentials (${d}): their status is read every ${Math.round(this.pollMs / 1000)} s instead; give the Role the verb watch on pods (docs/kubernetes.md)`),
+    });
     const maxMb = Number(process.env.TASKWRIGHT_K8S_SNAPSHOT_MAX_MB);
     this.snapshots = new PodSnapshots({
       exec: (pod, req) => this.podExec(pod, req),

@@ -1,5 +1,5 @@
 import { Watch, type V1Pod } from '@kubernetes/client-node';
-import type { KubeApi } from './kubeApi';
+import { statusOf, type KubeApi } from './kubeApi';
 
 /**
  * The runtime's Pods as the API server streams them: one watch (`GET …/pods?watch=1`) selecting
@@ -39,7 +39,21 @@ export class PodWatch {
   private connected = false;
 
   /** `selector`: a label selector matching every Pod this client creates (and, ideally, only those). */
-  constructor(private readonly api: KubeApi, private readonly selector: string, private readonly o: { readonly retryMs?: number; readonly timeoutSec?: number } = {}) {}
+  constructor(private readonly api: KubeApi, private readonly selector: string, private readonly o: {
+    readonly retryMs?: number;
+    readonly timeoutSec?: number;
+    /** The credentials may not list or watch Pods (401/403): said once; the watch is tried again only now and then. */
+    readonly onForbidden?: (detail: string) => void;
+  } = {}) {}
+
+  private forbiddenSaid = false;
+
+  /** After a refused list or watch: a Role without `watch` would otherwise be asked every second. */
+  private backoff(code: number | undefined, detail: string): number {
+    if (code !== 401 && code !== 403) return this.o.retryMs ?? 1_000;
+    if (!this.forbiddenSaid) { this.forbiddenSaid = true; this.o.onForbidden?.(detail); }
+    return 30_000;
+  }
 
   /** True while a watch stream is open: what it has not said has not happened. */
   get healthy(): boolean {
@@ -119,33 +133,32 @@ export class PodWatch {
   }
 
   private async run(stop: AbortSignal): Promise<void> {
-    const retryMs = this.o.retryMs ?? 1_000;
     while (!stop.aborted && this.live) {
       try {
         if (this.rv === undefined) await this.relist();
         if (stop.aborted) break;
         const end = await this.watchOnce(stop);
         if (end === 'expired') this.rv = undefined;
-        else if (end === 'failed') { this.rv = undefined; await sleep(retryMs, stop); }
+        else if (typeof end === 'object') { this.rv = undefined; await sleep(this.backoff(end.code, `watch Pods: HTTP ${end.code ?? '?'}`), stop); }
         // 'ended': the server closed the stream (its timeout, a restart): resume from the version we hold.
-      } catch {
+      } catch (e) {
         this.connected = false;
         this.rv = undefined;
-        await sleep(retryMs, stop);
+        await sleep(this.backoff(statusOf(e), e instanceof Error ? e.message : String(e)), stop);
       }
     }
   }
 
-  /** One watch stream, until it ends: `expired` (410: list again), `failed` (an error), `ended` (closed). */
-  private watchOnce(stop: AbortSignal): Promise<'ended' | 'expired' | 'failed'> {
+  /** One watch stream, until it ends: `expired` (410: list again), failed (an error, with its HTTP status), `ended` (closed). */
+  private watchOnce(stop: AbortSignal): Promise<'ended' | 'expired' | { readonly code?: number }> {
     return new Promise((resolve) => {
-      let outcome: 'ended' | 'expired' | 'failed' = 'ended';
+      let outcome: 'ended' | 'expired' | { readonly code?: number } = 'ended';
       this.stats.watches++;
       const query = { labelSelector: this.selector, resourceVersion: this.rv, allowWatchBookmarks: true, timeoutSeconds: this.o.timeoutSec ?? 300 };
       const onEvent = (type: string, obj: V1Pod & { code?: number }): void => {
         this.stats.events++;
         if (type === 'ERROR') {
-          outcome = obj.code === 410 ? 'expired' : 'failed';
+          outcome = obj.code === 410 ? 'expired' : { ...(obj.code !== undefined ? { code: obj.code } : {}) };
           this.current?.abort();
           return;
         }
@@ -159,7 +172,7 @@ export class PodWatch {
         this.current = undefined;
         const code = (err as { statusCode?: unknown } | null)?.statusCode;
         // An ERROR event decided already (we aborted the stream after it); else the way it ended.
-        resolve(outcome !== 'ended' ? outcome : err && !stop.aborted ? (code === 410 ? 'expired' : 'failed') : 'ended');
+        resolve(outcome !== 'ended' ? outcome : err && !stop.aborted ? (code === 410 ? 'expired' : { ...(typeof code === 'number' ? { code } : {}) }) : 'ended');
       };
       new Watch(this.api.conn.kc).watch(`/api/v1/namespaces/${encodeURIComponent(this.api.namespace)}/pods`, query, onEvent, done).then((ctl) => {
         this.current = ctl;
