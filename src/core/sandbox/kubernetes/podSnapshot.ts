@@ -22,9 +22,10 @@ export interface Stat {
   readonly uid: number;
   readonly gid: number;
   readonly size: number;
-  readonly mtime: number;
-  /** Status change time, seconds: every write, chmod or rename sets it, and no user call can set it back. */
-  readonly ctime: number;
+  /** Seconds, with nanoseconds where the image's stat gives them (GNU), as printed: compared as text. */
+  readonly mtime: string;
+  /** Status change time: every write, chmod or rename sets it, and no user call can set it back. */
+  readonly ctime: string;
 }
 
 export type Listing = ReadonlyMap<string, Stat>;
@@ -33,18 +34,28 @@ export type Listing = ReadonlyMap<string, Stat>;
 const NO_TOOLS = 45;
 
 /**
- * Every path of the root filesystem with its status (GNU and busybox find, xargs and stat); the
- * kernel's and the kubelet's filesystems are other devices and are not entered. Exit 123 is a
- * file that went between find and stat.
+ * Every path of the root filesystem with its status (GNU and busybox find, xargs and stat; times in
+ * nanoseconds where stat gives them, else seconds); the kernel's and the kubelet's filesystems are
+ * other devices and are not entered. Exit 123 is a file that went between find and stat.
  */
 export const LIST_SCRIPT = [
   `for t in find xargs stat; do command -v "$t" >/dev/null 2>&1 || { echo "the image has no $t" >&2; exit ${NO_TOOLS}; }; done`,
-  "find / -xdev \\( -path /proc -o -path /sys -o -path /dev \\) -prune -o ! -type s -print0 2>/dev/null | xargs -0 stat -c '%f %u %g %s %Y %Z %n' 2>/dev/null",
+  "f='%f %u %g %s %.9Y %.9Z %n'",
+  "case \"$(stat -c '%.9Y' / 2>/dev/null)\" in ''|*[!0-9.]*) f='%f %u %g %s %Y %Z %n';; esac",
+  "find / -xdev \\( -path /proc -o -path /sys -o -path /dev \\) -prune -o ! -type s -print0 2>/dev/null | xargs -0 stat -c \"$f\" 2>/dev/null",
   'r=$?; [ "$r" -eq 123 ] && r=0; exit "$r"',
 ].join('\n');
 
-/** Names on stdin (one a line, relative to /), archived without descending: every path is listed. */
-export const ARCHIVE_SCRIPT = 'cd / && exec tar -cf - --no-recursion -T -';
+/**
+ * Names on stdin (one a line, relative to /), archived without descending: every path is listed.
+ * A busybox tar built without `-T` gets them as arguments (bounded by the system's argument limit).
+ */
+export const ARCHIVE_SCRIPT = [
+  'cd / || exit 1',
+  "if tar --help 2>&1 | grep -q -e '-T'; then exec tar -cf - --no-recursion -T -; fi",
+  'set --; while IFS= read -r p; do set -- "$@" "$p"; done',
+  'exec tar -cf - --no-recursion "$@"',
+].join('\n');
 /** Absolute paths on stdin, removed. */
 export const REMOVE_SCRIPT = 'while IFS= read -r p; do rm -rf -- "$p" || exit 1; done';
 
@@ -56,9 +67,9 @@ const TYPE_MASK = 0o170000;
 export function parseListing(text: string): Map<string, Stat> {
   const out = new Map<string, Stat>();
   for (const line of text.split('\n')) {
-    const m = /^([0-9a-f]+) (\d+) (\d+) (\d+) (\d+) (\d+) (\/.*)$/.exec(line);
+    const m = /^([0-9a-f]+) (\d+) (\d+) (\d+) (\d+(?:\.\d+)?) (\d+(?:\.\d+)?) (\/.*)$/.exec(line);
     if (!m) continue;
-    out.set(m[7] as string, { mode: parseInt(m[1] as string, 16), uid: Number(m[2]), gid: Number(m[3]), size: Number(m[4]), mtime: Number(m[5]), ctime: Number(m[6]) });
+    out.set(m[7] as string, { mode: parseInt(m[1] as string, 16), uid: Number(m[2]), gid: Number(m[3]), size: Number(m[4]), mtime: m[5] as string, ctime: m[6] as string });
   }
   return out;
 }
