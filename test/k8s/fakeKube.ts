@@ -36,6 +36,8 @@ export interface FakeKubeOptions {
   readonly restartBackoffMs?: number;
   /** Watch events kept for `resourceVersion` replays (5000); older versions get 410 Expired. */
   readonly watchHistory?: number;
+  /** How often a watch with `allowWatchBookmarks` gets a BOOKMARK (5000 ms). */
+  readonly bookmarkMs?: number;
   readonly docker?: Docker;
 }
 
@@ -68,6 +70,8 @@ export interface FakeKube {
   dropNextExec(drop?: ExecDrop): void;
   /** Ends every open watch from the server side. */
   closeWatches(): void;
+  /** Compacts the watch history: a watch resumed from any version held now gets ERROR 410 Expired. */
+  compactHistory(): void;
   /** Stops the server and removes every container and volume it created. */
   close(): Promise<void>;
 }
@@ -89,7 +93,7 @@ export async function startFakeKube(opts: FakeKubeOptions = {}): Promise<FakeKub
   }
   const execHub = new ExecHub(docker);
   const jobs = new JobController(store, controller);
-  const router = new Router({ store, controller, execHub, token, jobs });
+  const router = new Router({ store, controller, execHub, token, jobs, ...(opts.bookmarkMs ? { bookmarkMs: opts.bookmarkMs } : {}) });
   const server = http.createServer((req, res) => router.handle(req, res));
   server.on('upgrade', (req, socket, head) => router.upgrade(req, socket, head as Buffer));
   await new Promise<void>((resolve, reject) => { server.once('error', reject); server.listen(0, '127.0.0.1', () => resolve()); });
@@ -118,6 +122,7 @@ export async function startFakeKube(opts: FakeKubeOptions = {}): Promise<FakeKub
     evict: async (name, ns = opts.namespace ?? 'default') => controller.fail(store.mustGet<IPod>(PODS, ns, name), 'Evicted', 'The node was low on resource: memory. Threshold quantity: 100Mi, available: 10Mi. '),
     dropNextExec: (d = {}) => { execHub.drops.push(d); },
     closeWatches: () => router.watches.closeAll(),
+    compactHistory: () => store.compact(),
     close: async () => {
       if (closed) return;
       closed = true;

@@ -34,6 +34,7 @@ export interface RouterDeps {
   readonly execHub: ExecHub;
   readonly token: string;
   jobs?: JobController;
+  readonly bookmarkMs?: number;
 }
 
 interface Route { readonly r: Resource; readonly ns: string | undefined; readonly name: string | undefined; readonly sub: string | undefined }
@@ -80,7 +81,7 @@ export class Router {
   readonly watches: Watches;
 
   constructor(private readonly d: RouterDeps) {
-    this.watches = new Watches(d.store, (r, o) => this.present(r, o));
+    this.watches = new Watches(d.store, (r, o) => this.present(r, o), d.bookmarkMs);
   }
 
   private present(r: Resource, o: KubeObject): KubeObject {
@@ -170,7 +171,7 @@ export class Router {
         const matches = (o: KubeObject): boolean => labels(o.metadata?.labels) && fields(o);
         if (['true', '1'].includes(q.get('watch') ?? '')) {
           const t = q.get('timeoutSeconds');
-          this.watches.serve(res, { resource: r, namespace: ns, matches, resourceVersion: q.get('resourceVersion'), timeoutSeconds: t ? Number(t) : undefined });
+          this.watches.serve(res, { resource: r, namespace: ns, matches, resourceVersion: q.get('resourceVersion'), timeoutSeconds: t ? Number(t) : undefined, bookmarks: q.get('allowWatchBookmarks') === 'true' });
           return undefined;
         }
         const items = this.d.store.list(r, ns).filter(matches);

@@ -106,6 +106,15 @@ export class Store {
     return structuredClone(gone);
   }
 
+  /**
+   * Compaction, as etcd's: the history is dropped, and the revision has moved on (on a real cluster
+   * leases and events write all the time), so every version a watcher holds is now too old (410).
+   */
+  compact(): void {
+    this.rv++;
+    this.history.length = 0;
+  }
+
   /** Events after resourceVersion `rv`, or undefined when the history no longer reaches back that far. */
   since(rv: number): StoreEvent[] | undefined {
     if (rv < this.oldestWatchable) return undefined;

@@ -5,7 +5,7 @@
 // from the watcher's view; one that starts matching is ADDED.
 import type { ServerResponse } from 'node:http';
 import type { Resource } from './status';
-import { status } from './status';
+import { apiVersionOf, status } from './status';
 import type { KubeObject, Store, StoreEvent } from './store';
 
 export interface WatchQuery {
@@ -15,6 +15,8 @@ export interface WatchQuery {
   readonly matches: (o: KubeObject) => boolean;
   readonly resourceVersion: string | null;
   readonly timeoutSeconds: number | undefined;
+  /** `allowWatchBookmarks=true`: BOOKMARK events carrying the current resourceVersion now and then. */
+  readonly bookmarks?: boolean;
 }
 
 /** The object as a list or watch carries it: with kind and apiVersion. */
@@ -23,7 +25,8 @@ export type Present = (r: Resource, o: KubeObject) => KubeObject;
 export class Watches {
   private readonly open = new Set<ServerResponse>();
 
-  constructor(private readonly store: Store, private readonly present: Present) {}
+  /** `bookmarkMs`: how often a watch that asked for bookmarks gets one (the API server: about a minute). */
+  constructor(private readonly store: Store, private readonly present: Present, private readonly bookmarkMs = 5_000) {}
 
   get count(): number { return this.open.size; }
 
@@ -47,7 +50,9 @@ export class Watches {
     };
     const rv = q.resourceVersion;
     let unsubscribe: () => void = () => undefined;
-    const end = (): void => { unsubscribe(); clearTimeout(timer); this.open.delete(res); if (!res.writableEnded) res.end(); };
+    // A bookmark is an object of the watched kind with only metadata.resourceVersion: where to resume.
+    const bookmark = q.bookmarks ? setInterval(() => write('BOOKMARK', { kind: q.resource.kind, apiVersion: apiVersionOf(q.resource), metadata: { resourceVersion: this.store.resourceVersion } }), this.bookmarkMs) : undefined;
+    const end = (): void => { unsubscribe(); clearTimeout(timer); clearInterval(bookmark); this.open.delete(res); if (!res.writableEnded) res.end(); };
     const timer = setTimeout(end, (q.timeoutSeconds ?? 1800) * 1000);
     res.on('close', end);
     if (!rv || rv === '0') {

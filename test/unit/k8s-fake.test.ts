@@ -118,6 +118,36 @@ void describe('fake Kubernetes API server: HTTP, Status bodies and checks', () =
     await net.deleteCollectionNamespacedNetworkPolicy({ namespace: 'taskwright' });
   });
 
+  void it('sends BOOKMARK events when asked, applies a field selector to a watch, and answers 410 after a compaction', async () => {
+    const f2 = await startFakeKube({ bookmarkMs: 100 });
+    try {
+      const kc2 = new k8s.KubeConfig();
+      kc2.loadFromFile(f2.kubeconfigPath);
+      const net2 = kc2.makeApiClient(k8s.NetworkingV1Api);
+      const rv = (await net2.listNamespacedNetworkPolicy({ namespace: 'default' })).metadata?.resourceVersion ?? '';
+      const events: { type: string; name: string; rv: string }[] = [];
+      const ctl = await new k8s.Watch(kc2).watch('/apis/networking.k8s.io/v1/namespaces/default/networkpolicies', { resourceVersion: rv, allowWatchBookmarks: true, fieldSelector: 'metadata.name=b-1' },
+        (type, o: k8s.V1NetworkPolicy) => { events.push({ type, name: o.metadata?.name ?? '', rv: o.metadata?.resourceVersion ?? '' }); }, () => undefined);
+      await net2.createNamespacedNetworkPolicy({ namespace: 'default', body: denyAll('b-0') });
+      await net2.createNamespacedNetworkPolicy({ namespace: 'default', body: denyAll('b-1') });
+      for (let i = 0; i < 100 && !events.some((e) => e.type === 'BOOKMARK'); i++) await new Promise((r) => setTimeout(r, 20));
+      ctl.abort();
+      assert.deepEqual(events.filter((e) => e.type !== 'BOOKMARK').map((e) => `${e.type} ${e.name}`), ['ADDED b-1'], 'the field selector leaves b-0 out');
+      const mark = events.find((e) => e.type === 'BOOKMARK');
+      assert.ok(mark && Number(mark.rv) >= Number(events[0]?.rv), 'a bookmark carries the current resourceVersion');
+      // Compaction: the version just held is too old now.
+      const held = (await net2.listNamespacedNetworkPolicy({ namespace: 'default' })).metadata?.resourceVersion ?? '';
+      f2.compactHistory();
+      const errors: { code?: number; reason?: string }[] = [];
+      await new Promise<void>((resolve) => {
+        void new k8s.Watch(kc2).watch('/apis/networking.k8s.io/v1/namespaces/default/networkpolicies', { resourceVersion: held }, (t, o: { code?: number; reason?: string }) => { if (t === 'ERROR') errors.push(o); }, () => resolve());
+      });
+      assert.deepEqual(errors.map((e) => [e.code, e.reason]), [[410, 'Expired']]);
+    } finally {
+      await f2.close();
+    }
+  });
+
   void it('fails the next requests on demand: 429 with Retry-After, 500 InternalError, 403 Forbidden; then serves again', async () => {
     fake.failNext(2, { code: 429, retryAfterSeconds: 3, path: /\/pods$/ });
     fake.failNext(1, { code: 500, method: 'GET' });

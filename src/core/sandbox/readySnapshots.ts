@@ -34,7 +34,8 @@ export class ReadySnapshots {
   private constructor(private readonly runtime: ContainerRuntime & SnapshotRuntime, private readonly runId: string) {}
 
   static for(runtime: ContainerRuntime, runId: string): ReadySnapshots | undefined {
-    if (!hasSnapshots(runtime) || runtime.endpointOf) return undefined;
+    // A snapshot the backend starts by copying files in saves nothing over the copy-in it replaces.
+    if (!hasSnapshots(runtime) || runtime.endpointOf || runtime.snapshotStart === 'copy') return undefined;
     return new ReadySnapshots(runtime, runId);
   }
 

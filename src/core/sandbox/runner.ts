@@ -25,6 +25,8 @@ export interface TrialJob {
   /** Short label used in the trial id (e.g. `oracle`, `nop`, `probe-conftest`). */
   readonly label?: string;
   readonly beforeVerifier?: BeforeVerifierHook;
+  /** The trial's container will be diffed or committed by its hook (see `ContainerSpec.snapshotBaseline`). */
+  readonly snapshotted?: boolean;
   /** The try number of this job's first trial (a resumed attempt continues after its recorded tries). */
   readonly firstTry?: number;
 }
@@ -174,7 +176,7 @@ export class TrialRunner {
           task: job.task, taskPath: job.taskPath, agent: job.agent, runId: this.store.id, trialId,
           attempt: job.attempt, try: t, checkpoint: opts.checkpoint, logDir, timeoutPolicy: opts.timeoutPolicy,
           logsRel: path.relative(this.store.dir, logDir).split(path.sep).join('/'),
-          beforeVerifier: job.beforeVerifier, onOutput: lines?.write, onLine: lines?.line, signal,
+          beforeVerifier: job.beforeVerifier, ...(job.snapshotted ? { snapshotted: true } : {}), onOutput: lines?.write, onLine: lines?.line, signal,
           record: (r) => { saved = this.save(r); }, leased: true,
           ...(opts.deferRemoval ? { removeLater: this.removeLater } : {}),
         });

@@ -27,6 +27,11 @@ export interface ContainerSpec {
    * have the server stop the container after it (Kubernetes `activeDeadlineSeconds`) does.
    */
   readonly deadlineSec?: number;
+  /**
+   * The container will be diffed or committed (`SnapshotRuntime`): a backend that cannot ask the
+   * engine for its changes (Kubernetes) records the starting state of its files for that.
+   */
+  readonly snapshotBaseline?: boolean;
 }
 
 export interface BuildSpec {

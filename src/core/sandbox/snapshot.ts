@@ -4,20 +4,38 @@ import { InfraError, type ContainerRuntime } from './runtime';
 /**
  * Snapshots of a running container, for checks that start many containers from one solved state
  * (validate's output mutants, environment variation, stale state). Kept apart from the core
- * runtime interface: a backend without them simply skips those checks.
+ * runtime interface: a backend without them simply skips those checks. A snapshot is addressed by
+ * the reference `commit` returns and is started like an image (`ContainerSpec.image`): on Docker an
+ * image id, on Kubernetes a `snapshot://` reference to an overlay of files kept by the client
+ * (podSnapshot.ts) that a fresh Pod of the base image receives before anything runs in it.
  */
 export interface FileChange {
   readonly path: string;
   readonly kind: 'changed' | 'added' | 'deleted';
 }
 
+export interface CommitOptions {
+  /** Where a backend whose snapshots are files keeps them (the run's folder); an image engine ignores it. */
+  readonly dir?: string;
+}
+
 export interface SnapshotRuntime {
-  /** The container's filesystem changes against its image (`docker diff`). */
+  /**
+   * The container's filesystem changes against the state it started in (`docker diff`). A backend
+   * that has to record that state for it does so when the container's spec says
+   * `snapshotBaseline`; without it, it may refuse.
+   */
   diff(containerId: string): Promise<FileChange[]>;
   /** Commits the container (paused for the copy) as a new image carrying `labels`; returns the image id. */
-  commit(containerId: string, labels: Readonly<Record<string, string>>): Promise<string>;
+  commit(containerId: string, labels: Readonly<Record<string, string>>, opts?: CommitOptions): Promise<string>;
   /** Removes an image; one already gone is not an error. */
   removeImage(ref: string): Promise<void>;
+  /**
+   * `copy`: a container started from a snapshot receives its files by a copy (Kubernetes), so a
+   * snapshot saves no work over the calls it replaces — only checks that need the state use it.
+   * Absent: the engine starts it from a layer at no cost (Docker).
+   */
+  readonly snapshotStart?: 'layer' | 'copy';
 }
 
 export function hasSnapshots(r: ContainerRuntime): r is ContainerRuntime & SnapshotRuntime {

@@ -127,6 +127,7 @@ export async function runTrial(ctx: TrialContext, req: TrialRequest): Promise<Tr
       limits: limitsFor(task),
       networkMode: 'none',
       deadlineSec: wallSec,
+      ...(req.snapshotted ? { snapshotBaseline: true } : {}),
     }, trialCtl.signal);
     startedLocal = Date.now();
     engine = runtime.endpointOf?.(containerId) ?? runtime.endpoint;

@@ -25,6 +25,8 @@ export interface TrialRequest {
   readonly logDir: string;
   readonly logsRel: string;
   readonly beforeVerifier?: BeforeVerifierHook;
+  /** The hook diffs or commits the container (see `ContainerSpec.snapshotBaseline`). */
+  readonly snapshotted?: boolean;
   readonly onOutput?: (text: string) => void;
   /**
    * Taskwright's own lines (the trial's status, each command): they start a line of their own even

@@ -79,7 +79,7 @@ export function named(instruction: string, p: string): boolean {
  * solution changed, then commits the container. Failures only log: the checks that need the
  * snapshot are then skipped with the reason.
  */
-export function snapshotHook(runtime: ContainerRuntime & SnapshotRuntime, labels: Readonly<Record<string, string>>, done: (s: SolvedState | string) => void): (s: TrialSession) => Promise<void> {
+export function snapshotHook(runtime: ContainerRuntime & SnapshotRuntime, labels: Readonly<Record<string, string>>, dir: string, done: (s: SolvedState | string) => void): (s: TrialSession) => Promise<void> {
   return async (session) => {
     const task = session.task;
     try {
@@ -99,7 +99,7 @@ export function snapshotHook(runtime: ContainerRuntime & SnapshotRuntime, labels
       }
       const probe = await session.exec('locale -a 2>/dev/null; echo @@; python3 -c "import site; print(site.getsitepackages()[0])" 2>/dev/null || true');
       const [loc = '', site = ''] = probe.stdout.split('@@');
-      const image = await runtime.commit(session.containerId, labels);
+      const image = await runtime.commit(session.containerId, labels, { dir });
       session.log(`[snapshot of the solved state: ${outputs.length} output file(s): ${outputs.map((o) => o.path).join(', ') || 'none'}]`);
       done({ image, outputs, locales: loc.split('\n').map((l) => l.trim().toLowerCase()).filter(Boolean), ...(site.trim() ? { pythonSite: site.trim() } : {}) });
     } catch (e) {

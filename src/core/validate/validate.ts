@@ -153,12 +153,12 @@ export async function validateTasks(runtime: ContainerRuntime, store: RunStore, 
       for (let i = 1; i <= opts.runs; i++) first.push({ target, kind: 'nop', job: { task: target.task, taskPath: target.path, agent: new NopAgent(), attempt: i, label: 'nop' } });
       for (let i = 1; i <= opts.runs; i++) {
         const hook = i === 1 && snapshots && target.task.solution.file
-          ? snapshotHook(snapshots, { [LABEL]: '1', [LABEL_RUN]: store.id, [LABEL_TASK]: target.task.id }, (s) => {
+          ? snapshotHook(snapshots, { [LABEL]: '1', [LABEL_RUN]: store.id, [LABEL_TASK]: target.task.id }, path.join(store.dir, 'snapshots'), (s) => {
             solved.set(target, s);
             if (typeof s !== 'string') snapImages.push(s.image);
           })
           : undefined;
-        first.push({ target, kind: 'oracle', job: { task: target.task, taskPath: target.path, agent: new OracleAgent(), attempt: i, label: 'oracle', beforeVerifier: hook } });
+        first.push({ target, kind: 'oracle', job: { task: target.task, taskPath: target.path, agent: new OracleAgent(), attempt: i, label: 'oracle', beforeVerifier: hook, ...(hook ? { snapshotted: true } : {}) } });
       }
       for (const p of probesOf(target.task)) first.push(probeJob(target, p));
     }

@@ -1,17 +1,26 @@
+import { randomBytes } from 'node:crypto';
+import os from 'node:os';
+import path from 'node:path';
 import type { Readable } from 'node:stream';
 import type { V1Pod } from '@kubernetes/client-node';
 import {
   InfraError, LABEL, type BuildSpec, type ContainerRuntime, type ContainerSpec, type ContainerState, type ContainerSummary,
   type ExecOutcome, type ExecRequest,
 } from '../runtime';
+import type { CommitOptions, FileChange, SnapshotRuntime } from '../snapshot';
 import { OutputBuffer } from '../outputBuffer';
 import { PodBudget } from './budget';
 import { podLost, podStartVerdict } from './classify';
 import { isGone, KubeApi, statusOf } from './kubeApi';
 import { getPodArchive, putPodArchive, type ArchiveTarget } from './podArchive';
-import { podExec, wrapCommand } from './podExec';
+import { podExec, wrapCommand, type PodExecEnd, type PodExecRequest } from './podExec';
+import { PodSnapshots } from './podSnapshot';
 import { buildDenyAllPolicy, buildPod, CONTAINER, DEADLINE_SLACK_SEC, ownerLabels } from './podSpec';
+import { PodWatch } from './podWatch';
 import { qualify, type Registry } from './registry';
+
+/** Label naming the runtime (one client process) that created a Pod: its watch selects by it. */
+export const LABEL_CLIENT = 'taskwright.client';
 
 /** Builds a task image somewhere the registry can be fed from (the local Docker engine) and pushes it. */
 export interface ImagePublisher {
@@ -30,7 +39,12 @@ export interface KubernetesOptions {
   readonly pendingLimitMs?: number;
   /** Pending longer than this without a node holds back new Pods (back-pressure). */
   readonly pendingGraceMs?: number;
+  /** How often a starting Pod is looked at again without news (its pending limit; a read only while the watch is down). */
   readonly pollMs?: number;
+  /** Folder for snapshots when the caller names none (default: under the system's temporary folder). */
+  readonly snapshotDir?: string;
+  /** Largest snapshot archive, bytes (default TASKWRIGHT_K8S_SNAPSHOT_MAX_MB, 2048 MiB). */
+  readonly snapshotMaxBytes?: number;
   readonly pullSecrets?: readonly string[];
   /** Said once per runtime (a cluster that may not enforce NetworkPolicies). */
   readonly onWarning?: (text: string) => void;
@@ -47,10 +61,17 @@ function fromEnvSec(name: string, fallbackSec: number): number {
 }
 
 /** Trial Pods on a Kubernetes cluster, behind the same interface as the Docker runtime. */
-export class KubernetesRuntime implements ContainerRuntime {
+export class KubernetesRuntime implements ContainerRuntime, SnapshotRuntime {
   readonly endpoint: string;
   readonly backend = 'kubernetes' as const;
+  /** A Pod from a snapshot gets its files by a copy (podSnapshot.ts). */
+  readonly snapshotStart = 'copy' as const;
   readonly budget: PodBudget;
+  readonly watch: PodWatch;
+  readonly snapshots: PodSnapshots;
+  private readonly clientId = randomBytes(6).toString('hex');
+  /** Each held Pod's fate as the watch saw it: once taken away, its calls fail at once and in-flight execs end. */
+  private readonly fates = new Map<string, { error?: InfraError; readonly ctl: AbortController }>();
   private readonly api: KubeApi;
   private readonly held = new Set<string>();
   private readonly policies = new Set<string>();
@@ -63,7 +84,20 @@ export class KubernetesRuntime implements ContainerRuntime {
     this.endpoint = o.api.endpoint;
     this.budget = new PodBudget(o.slots, o.pendingGraceMs ?? 5_000);
     this.pendingLimitMs = o.pendingLimitMs ?? fromEnvSec('TASKWRIGHT_K8S_PENDING_SEC', 300);
-    this.pollMs = o.pollMs ?? 250;
+    this.pollMs = o.pollMs ?? 2_000;
+    this.watch = new PodWatch(this.api, `${LABEL_CLIENT}=${this.clientId}`, {
+      onForbidden: (d) => o.onWarning?.(`Pods cannot be watched with these credentials (${d}): their status is read every ${Math.round(this.pollMs / 1000)} s instead; give the Role the verb watch on pods (docs/kubernetes.md)`),
+    });
+    const maxMb = Number(process.env.TASKWRIGHT_K8S_SNAPSHOT_MAX_MB);
+    this.snapshots = new PodSnapshots({
+      exec: (pod, req) => this.podExec(pod, req),
+      put: (pod, dir, tar) => this.putArchive(pod, dir, tar),
+      lost: (pod, d) => this.lost(pod, d),
+    }, o.snapshotDir ?? path.join(os.tmpdir(), `taskwright-k8s-snapshots-${process.pid}`), o.snapshotMaxBytes ?? (Number.isFinite(maxMb) && maxMb > 0 ? maxMb : 2048) * 2 ** 20);
+  }
+
+  private podExec(pod: string, req: PodExecRequest): Promise<PodExecEnd> {
+    return podExec(this.api.conn.kc, this.ns, pod, CONTAINER, req);
   }
 
   private get ns(): string {
@@ -76,6 +110,7 @@ export class KubernetesRuntime implements ContainerRuntime {
 
   /** Whether the registry has the image the Pods would pull (the local tag, qualified). */
   imageExists(ref: string): Promise<boolean> {
+    if (this.snapshots.has(ref)) return Promise.resolve(true);
     return this.o.registry.hasManifest(qualify(this.o.registry.address, ref));
   }
 
@@ -86,24 +121,32 @@ export class KubernetesRuntime implements ContainerRuntime {
   }
 
   async start(spec: ContainerSpec, signal?: AbortSignal): Promise<string> {
+    const snapshot = this.snapshots.resolve(spec.image);
     await this.budget.acquire(signal);
-    const image = qualify(this.o.registry.address, spec.image);
+    const image = qualify(this.o.registry.address, snapshot?.base ?? spec.image);
     const deadline = (spec.deadlineSec ?? 3600) + DEADLINE_SLACK_SEC;
-    const body = buildPod(spec, { namespace: this.ns, image, activeDeadlineSeconds: deadline, ...(spec.limits.storageBytes ? { storageBytes: spec.limits.storageBytes } : {}), ...(this.o.pullSecrets ? { pullSecrets: this.o.pullSecrets } : {}) });
+    const labeled = { ...spec, labels: { ...spec.labels, [LABEL_CLIENT]: this.clientId } };
+    const body = buildPod(labeled, { namespace: this.ns, image, activeDeadlineSeconds: deadline, ...(spec.limits.storageBytes ? { storageBytes: spec.limits.storageBytes } : {}), ...(this.o.pullSecrets ? { pullSecrets: this.o.pullSecrets } : {}) });
     const name = body.metadata?.name ?? '';
     let created = false;
     try {
+      this.fates.set(name, { ctl: new AbortController() });
+      this.watch.track(name, (p) => this.seen(name, p));
       const pod = await this.create(body);
       created = true;
       this.held.add(name);
       this.budget.podPending(name);
       if (spec.networkMode === 'none') await this.isolate(pod);
       await this.waitRunning(name, image, signal);
+      this.snapshots.started(name, snapshot?.base ?? spec.image, snapshot);
+      // The snapshot's files before anything runs; then the state later diffs compare with.
+      if (snapshot) await this.snapshots.apply(name, snapshot);
+      if (spec.snapshotBaseline) await this.snapshots.baseline(name);
       return name;
     } catch (e) {
       this.budget.podSettled(name);
       if (created) await this.remove(name).catch(() => undefined);
-      else this.budget.release();
+      else { this.watch.untrack(name); this.fates.delete(name); this.budget.release(); }
       if (signal?.aborted) throw new InfraError('other', 'cancelled while the Pod was started', false);
       throw e;
     }
@@ -139,24 +182,54 @@ export class KubernetesRuntime implements ContainerRuntime {
     }
   }
 
+  /** A Pod's new state from the watch: one the cluster took away ends its calls at once. */
+  private seen(name: string, pod: V1Pod | undefined): void {
+    const fate = this.fates.get(name);
+    if (!fate || fate.error || !this.held.has(name)) return;
+    const error = pod ? podLost(pod) : new InfraError('evicted', `Pod ${name} was deleted by someone else during the trial`);
+    if (!error) return;
+    fate.error = error;
+    fate.ctl.abort();
+  }
+
+  private lostTo(pod: string): InfraError | undefined {
+    return this.fates.get(pod)?.error;
+  }
+
+  /** The Pod as the watch last streamed it, else read (the watch is down, or has not spoken of it yet). */
+  private async current(name: string, what: string): Promise<V1Pod> {
+    const w = this.watch.healthy ? this.watch.latest(name) : undefined;
+    if (w?.gone) throw new InfraError('evicted', `Pod ${name} was deleted by someone else (${what})`);
+    if (w?.pod) return w.pod;
+    return this.api.call(`read Pod ${name}`, () => this.api.core.readNamespacedPod({ name, namespace: this.ns }), 2);
+  }
+
+  /** Waits on the watch for the Pod to run; its pending limit is looked at every `pollMs` without news. */
   private async waitRunning(name: string, image: string, signal?: AbortSignal): Promise<void> {
     const started = Date.now();
-    let wait = this.pollMs;
     for (;;) {
       if (signal?.aborted) throw new InfraError('other', 'cancelled while the Pod was started', false);
-      const pod = await this.api.call(`read Pod ${name}`, () => this.api.core.readNamespacedPodStatus({ name, namespace: this.ns }));
+      let pod: V1Pod;
+      try {
+        pod = await this.current(name, 'while it was started');
+      } catch (e) {
+        if (isGone(e)) throw new InfraError('evicted', `Pod ${name} was deleted by someone else before it ran`);
+        throw e;
+      }
       const v = podStartVerdict(pod, Date.now() - started, this.pendingLimitMs, image);
       if (v.state === 'ready') { this.budget.podSettled(name); return; }
       if (v.state === 'infra') throw v.error ?? new InfraError('container-start', `Pod ${name} did not start`);
       const sched = pod.status?.conditions?.find((c) => c.type === 'PodScheduled');
       this.budget.podProgress(name, { scheduled: sched?.status === 'True' || Boolean(pod.spec?.nodeName), unschedulable: Boolean(v.unschedulable) });
-      await sleep(wait, signal);
-      wait = Math.min(2_000, Math.round(wait * 1.5));
+      const untilLimit = this.pendingLimitMs - (Date.now() - started);
+      await this.watch.changed(name, Math.max(50, Math.min(this.pollMs, untilLimit)));
     }
   }
 
   /** After a lost stream: the Pod's fate says whose fault it was. */
   private async lost(pod: string, detail: string): Promise<never> {
+    const known = this.lostTo(pod);
+    if (known) throw known;
     let p: V1Pod | undefined;
     try {
       p = await this.api.call(`read Pod ${pod}`, () => this.api.core.readNamespacedPod({ name: pod, namespace: this.ns }), 2);
@@ -174,10 +247,16 @@ export class KubernetesRuntime implements ContainerRuntime {
    */
   private async takenAway(pod: string, settleMs = 3_000): Promise<InfraError | undefined> {
     const end = Date.now() + settleMs;
+    let fromWatch = false;
     for (;;) {
+      const known = this.lostTo(pod);
+      if (known) return known;
       let p: V1Pod;
       try {
-        p = await this.api.call(`read Pod ${pod}`, () => this.api.core.readNamespacedPod({ name: pod, namespace: this.ns }), 2);
+        // Read first (the watch may not have the kill yet); after a stopped container, the watch's news.
+        const cached = fromWatch ? this.watch.latest(pod) : undefined;
+        if (cached?.gone) return new InfraError('evicted', `Pod ${pod} was deleted by someone else during the trial`);
+        p = cached?.pod ?? await this.api.call(`read Pod ${pod}`, () => this.api.core.readNamespacedPod({ name: pod, namespace: this.ns }), 2);
       } catch (e) {
         return isGone(e) ? new InfraError('evicted', `Pod ${pod} was deleted by someone else during the trial`) : undefined;
       }
@@ -185,7 +264,9 @@ export class KubernetesRuntime implements ContainerRuntime {
       if (lostTo) return lostTo;
       const running = p.status?.containerStatuses?.find((c) => c.name === CONTAINER)?.state?.running;
       if (running || Date.now() >= end) return undefined;
-      await sleep(250);
+      // The watch brings the kubelet's verdict as it is written; without it, read again shortly.
+      fromWatch = this.watch.healthy;
+      await (fromWatch ? this.watch.changed(pod, 250) : sleep(250));
     }
   }
 
@@ -194,18 +275,29 @@ export class KubernetesRuntime implements ContainerRuntime {
   }
 
   async exec(pod: string, req: ExecRequest): Promise<ExecOutcome> {
+    const known = this.lostTo(pod);
+    if (known) throw known;
     const started = Date.now();
+    // The watch saw the Pod taken away: the stream may never say so (a lost node), so end it now.
+    const fate = this.fates.get(pod);
+    const ctl = new AbortController();
+    const stop = (): void => ctl.abort();
+    if (req.signal?.aborted || fate?.ctl.signal.aborted) ctl.abort();
+    req.signal?.addEventListener('abort', stop, { once: true });
+    fate?.ctl.signal.addEventListener('abort', stop, { once: true });
     const stdout = new OutputBuffer();
     const stderr = new OutputBuffer();
     const end = await podExec(this.api.conn.kc, this.ns, pod, CONTAINER, {
+      signal: ctl.signal,
       cmd: wrapCommand(req.cmd, { ...(req.env ? { env: req.env } : {}), ...(req.user ? { user: req.user } : {}), ...(req.workdir ? { workdir: req.workdir } : {}) }),
       onStdout: (c) => { stdout.push(c); req.onStdout?.(c); },
       onStderr: (c) => { stderr.push(c); req.onStderr?.(c); },
       ...(req.timeoutMs !== undefined ? { timeoutMs: req.timeoutMs } : {}),
-      ...(req.signal ? { signal: req.signal } : {}),
       heartbeat: () => this.ping(), heartbeatMs: this.api.callTimeoutMs,
-    });
+    }).finally(() => { req.signal?.removeEventListener('abort', stop); fate?.ctl.signal.removeEventListener('abort', stop); });
     const base = { stdout: stdout.text(), stderr: stderr.text(), durationMs: Date.now() - started };
+    const lostNow = this.lostTo(pod);
+    if (lostNow && end.end !== 'done') throw lostNow;
     if (end.end === 'lost') return this.lost(pod, end.detail);
     if (end.end === 'done') {
       // Killed by a signal: the agent's own doing, or the cluster evicting the Pod under it.
@@ -231,7 +323,24 @@ export class KubernetesRuntime implements ContainerRuntime {
     }
   }
 
+  diff(pod: string): Promise<FileChange[]> {
+    return this.snapshots.diff(pod);
+  }
+
+  commit(pod: string, labels: Readonly<Record<string, string>>, opts?: CommitOptions): Promise<string> {
+    return this.snapshots.commit(pod, labels, opts?.dir);
+  }
+
+  /** A snapshot's files go; a registry's images are not this client's to remove. */
+  removeImage(ref: string): Promise<void> {
+    this.snapshots.remove(ref);
+    return Promise.resolve();
+  }
+
   async remove(pod: string): Promise<void> {
+    this.watch.untrack(pod);
+    this.snapshots.forget(pod);
+    this.fates.delete(pod);
     const held = this.held.delete(pod);
     try {
       if (this.policies.delete(pod)) {
