@@ -129,3 +129,45 @@ void describe('bench/accuracy label join', () => {
     }
   });
 });
+
+void describe('bench/accuracy corpus sets', () => {
+  type SetDef = { id: string; source: string; frozen: string | null };
+  const lib = async () => await import(path.join(ROOT, 'bench/accuracy/lib.mjs')) as {
+    SETS: SetDef[];
+    setOf: (c: { set?: string; heldOut?: boolean }) => string;
+  };
+
+  void it('maps a corpus to its set: "set", else the old heldOut flag, else dev', async () => {
+    const { setOf } = await lib();
+    assert.equal(setOf({ set: 'blind2' }), 'blind2');
+    assert.equal(setOf({ heldOut: true }), 'heldout');
+    assert.equal(setOf({ set: 'heldout', heldOut: false }), 'heldout');
+    assert.equal(setOf({}), 'dev');
+  });
+
+  void it('every corpus of corpora.json is in a known set, each set has its own label file and frozen file', async () => {
+    const { SETS, setOf } = await lib();
+    const ids = SETS.map((s) => s.id);
+    assert.equal(new Set(ids).size, ids.length);
+    assert.equal(new Set(SETS.map((s) => s.source)).size, SETS.length);
+    const frozen = SETS.map((s) => s.frozen).filter((f): f is string => f !== null);
+    assert.equal(new Set(frozen).size, frozen.length);
+    const corpora = JSON.parse(fs.readFileSync(path.join(ROOT, 'bench/accuracy/corpora.json'), 'utf8')) as { name: string; set?: string; heldOut?: boolean }[];
+    for (const c of corpora) assert.ok(ids.includes(setOf(c)), `${c.name}: unknown set ${setOf(c)}`);
+    assert.ok(corpora.some((c) => setOf(c) === 'blind2'));
+    // The first blind measurement stays where ACCURACY.md links it.
+    assert.ok(fs.existsSync(path.join(ROOT, 'bench/accuracy', SETS.find((s) => s.id === 'heldout')?.frozen ?? '')));
+  });
+
+  void it('puts a blind section before the development section once, then replaces it in place', async () => {
+    const report = await import(path.join(ROOT, 'bench/accuracy/report.mjs')) as {
+      withBlindSection: (md: string, id: string, lines: string[]) => string;
+    };
+    const md = '# Accuracy\n\n## Held-out (blind)\n\nold\n\n## Development corpora (in-sample)\n\ndev\n';
+    const once = report.withBlindSection(md, 'blind2', ['## Second held-out (blind)', '', 'v1']);
+    assert.equal(once, '# Accuracy\n\n## Held-out (blind)\n\nold\n\n<!-- blind:blind2:begin -->\n## Second held-out (blind)\n\nv1\n<!-- blind:blind2:end -->\n\n## Development corpora (in-sample)\n\ndev\n');
+    const twice = report.withBlindSection(once, 'blind2', ['## Second held-out (blind)', '', 'v2']);
+    assert.equal(twice, once.replace('v1', 'v2'));
+    assert.equal(report.withBlindSection('# A\n', 'x', ['s']), '# A\n\n<!-- blind:x:begin -->\ns\n<!-- blind:x:end -->\n');
+  });
+});
