@@ -93,12 +93,12 @@ export function blindData(s, commit) {
  * bench/ACCURACY.md (replacing the previous one between its markers, else before the development
  * section). Refuses to overwrite a frozen file: a blind measurement is taken once.
  */
-export function writeBlind(s, root) {
+export function writeBlind(s, root, notes = []) {
   const rel = frozenPath(s.set);
   const file = path.join(root, rel);
   if (fs.existsSync(file)) throw new Error(`${rel} exists: a blind measurement is frozen once and never regenerated`);
   const commit = spawnSync('git', ['rev-parse', 'HEAD'], { cwd: root }).stdout.toString().trim();
-  const data = blindData(s, commit);
+  const data = { ...blindData(s, commit), ...(notes.length ? { notes } : {}) };
   fs.writeFileSync(file, `${JSON.stringify(data, null, 2)}\n`);
   const md = path.join(root, 'bench/ACCURACY.md');
   if (fs.existsSync(md)) fs.writeFileSync(md, withBlindSection(fs.readFileSync(md, 'utf8'), s.set.id, blindMd(data, s.set)));

@@ -5,7 +5,7 @@
 // sample, clean-task quietness and the outside judgement of terminal-bench-qc's fixtures.
 //   npm run build && node bench/accuracy/run.mjs [--corpus DIR] [--rules a,b] [--sample-out FILE]
 //       [--tasks-out FILE] [--recall-out FILE] [--reuse] [--jobs N] [--write]
-//       [--set dev|heldout|blind2|all] [--write-blind]
+//       [--set dev|heldout|blind2|all] [--write-blind [--blind-notes FILE]]
 // Corpus sets (lib.mjs SETS; corpora.json "set"): dev (the rules were tuned on them) and the
 // held-out sets (heldout, blind2), each with its own samples and figures; --set picks which to
 // audit and print (--sample-out, --tasks-out and --recall-out take the one set asked for, dev by
@@ -33,7 +33,7 @@ const { values: opt } = parseArgs({
   options: {
     corpus: { type: 'string' }, rules: { type: 'string' }, 'sample-out': { type: 'string' }, 'tasks-out': { type: 'string' }, 'recall-out': { type: 'string' },
     reuse: { type: 'boolean', default: false }, jobs: { type: 'string', default: '2' }, write: { type: 'boolean', default: false },
-    mirror: { type: 'string', default: '/work/.mirror' }, set: { type: 'string', default: 'all' }, 'write-blind': { type: 'boolean', default: false },
+    mirror: { type: 'string', default: '/work/.mirror' }, set: { type: 'string', default: 'all' }, 'write-blind': { type: 'boolean', default: false }, 'blind-notes': { type: 'string' },
   },
 });
 const SET_IDS = ALL_SETS.map((x) => x.id);
@@ -191,7 +191,9 @@ async function main() {
     console.error(`wrote the ${one.set.id} recall join to ${opt['recall-out']}`);
   }
   if (opt['write-blind']) {
-    writeBlind(results.find((x) => x.set.id === opt.set).stats, ROOT);
+    // --blind-notes FILE: a JSON array of the reader's notes (judgement calls, matching caveats), frozen with the figures.
+    const notes = opt['blind-notes'] ? JSON.parse(fs.readFileSync(opt['blind-notes'], 'utf8')) : [];
+    writeBlind(results.find((x) => x.set.id === opt.set).stats, ROOT, notes);
   }
   if (opt.write) writeOutputs(results.map((x) => x.stats), ROOT);
 }
