@@ -118,7 +118,7 @@ export function withBlindSection(md, id, lines) {
   return `${md.slice(0, at + 1)}${block}\n\n${md.slice(at + 1)}`;
 }
 
-function blindMd(b, set) {
+export function blindMd(b, set) {
   const t0 = BLIND_SETS[set.id] ?? { heading: `${set.title} (blind)`, what: 'before any rule was changed after reading these corpora' };
   const L = [];
   L.push(`## ${t0.heading}`, '');
