@@ -9,10 +9,30 @@ export const SEED = 20261202;
 export const PRECISION_SAMPLE = 20;
 export const TASK_SAMPLE = 60;
 export const MIN_PER_CORPUS = 3;
-// The held-out corpora (corpora.json "heldOut": true) are read by one reader in one sitting: a
+// The held-out corpora (corpora.json "set": "heldout") are read by one reader in one sitting: a
 // smaller precision stratum and task sample, same seed and orderings.
 export const HELDOUT_PRECISION_SAMPLE = 10;
 export const HELDOUT_TASK_SAMPLE = 8;
+// The second blind set was read the same way with a slightly larger task sample (ceil(10 × share)).
+export const BLIND2_TASK_SAMPLE = 10;
+
+/**
+ * The corpus sets, each with its own label file (`source`, the reader's random-sample reading),
+ * precision stratum size and task-sample target. A set with `frozen` was measured blind once: that
+ * file (beside corpora.json) holds the figures of that first measurement and is never rewritten.
+ * `cleanAnywhere`: the reader may also label well-kept tasks outside the random sample as clean.
+ */
+export const SETS = [
+  { id: 'dev', title: 'development corpora (rules tuned on them: in-sample)', source: 'core.json', size: PRECISION_SAMPLE, target: TASK_SAMPLE, cleanAnywhere: false, frozen: null },
+  { id: 'heldout', title: 'held-out corpora', source: 'heldout.json', size: HELDOUT_PRECISION_SAMPLE, target: HELDOUT_TASK_SAMPLE, cleanAnywhere: true, frozen: 'heldout-blind.json' },
+  { id: 'blind2', title: 'second blind held-out corpora', source: 'blind2.json', size: HELDOUT_PRECISION_SAMPLE, target: BLIND2_TASK_SAMPLE, cleanAnywhere: true, frozen: 'blind2-blind.json' },
+];
+
+/** The set a corpora.json entry belongs to: its `set`, else `heldOut: true` (the old form) → heldout, else dev. */
+export function setOf(corpus) {
+  if (typeof corpus.set === 'string') return corpus.set;
+  return corpus.heldOut ? 'heldout' : 'dev';
+}
 
 export const sha256 = (s) => crypto.createHash('sha256').update(s).digest('hex');
 

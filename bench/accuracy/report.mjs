@@ -6,7 +6,7 @@ import os from 'node:os';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { spawnSync } from 'node:child_process';
-import { MIN_PER_CORPUS, SEED, wilson } from './lib.mjs';
+import { MIN_PER_CORPUS, SEED, SETS, wilson } from './lib.mjs';
 
 const f2 = (x) => (x == null ? '—' : x.toFixed(2));
 const ci = (c) => (c ? `[${c.low.toFixed(2)}, ${c.high.toFixed(2)}]` : '');
@@ -59,14 +59,26 @@ function precisionData(sets) {
   return { version: 1, seed: SEED, date: sets[0]?.date ?? null, source: 'bench/ACCURACY.md', rules };
 }
 
-const BLIND = 'bench/accuracy/heldout-blind.json';
+// How each frozen (blind) set is titled and introduced in ACCURACY.md. The held-out text is the one
+// the first blind reading was published with; keep it as is.
+const BLIND_SETS = {
+  heldout: {
+    heading: 'Held-out (blind)', after: 'Held-out after the fixes (no longer blind)', what: 'before any rule was changed after reading these corpora: out-of-sample figures',
+    afterText: 'The same held-out corpora, samples and labels after rule changes made from what the blind reading found: a check that the fixes hold, not an out-of-sample figure. Findings that entered the sample after the fixes were judged then (their `why` starts "[post-fix sample, not blind]" in `labels/heldout.json`); "gone" counts blind labels, mostly the false positives, whose finding the fixed rules no longer report.',
+  },
+  blind2: {
+    heading: 'Second held-out (blind)', after: 'Second held-out after later fixes (no longer blind)',
+    what: 'before any rule was changed after reading these corpora, and on corpora no rule was tuned on (the first held-out set had been used to fix rules by then): out-of-sample figures',
+    afterText: 'The same second held-out corpora, samples and labels after rule changes made since its blind reading: a check that the fixes hold, not an out-of-sample figure. Findings that entered the sample after the fixes were judged then (their `why` starts "[post-fix sample, not blind]" in `labels/blind2.json`); "gone" counts blind labels whose finding the fixed rules no longer report.',
+  },
+};
+const frozenPath = (set) => `bench/accuracy/${set.frozen}`;
 
-/** The held-out figures as first measured, before any rule change: frozen in heldout-blind.json. */
-export function writeBlind(s, root) {
-  const commit = spawnSync('git', ['rev-parse', 'HEAD'], { cwd: root }).stdout.toString().trim();
+/** A set's figures as first measured, before any rule change: frozen in its file (heldout-blind.json, blind2-blind.json). */
+export function blindData(s, commit) {
   const r = s.recall;
-  const data = {
-    version: 1, note: 'Held-out figures measured blind: rules unchanged since the corpora were first read. Never regenerate after a rule change.',
+  return {
+    version: 1, set: s.set.id, note: 'Held-out figures measured blind: rules unchanged since the corpora were first read. Never regenerate after a rule change.',
     seed: SEED, date: s.date, auditedAt: commit, precisionSample: s.set.size, taskTarget: s.set.target, labels: `labels/${s.set.source}`,
     corpora: s.corpora.map((c) => ({ repo: c.repo, commit: c.commit, paths: c.paths, tasks: c.tasks, audited: c.audited, findings: c.findings, loudTasks: c.loudTasks, sampled: c.sampled })),
     totals: s.totals,
@@ -74,14 +86,43 @@ export function writeBlind(s, root) {
     recall: { tasks: r.sampleTasks.length, read: r.read, defects: r.random.defects, found: r.random.found, foundWithInfo: r.random.foundWithInfo, recall: r.random.recall, ci: r.random.ci, byClass: r.random.byClass },
     clean: { tasks: r.clean.tasks, loud: r.clean.loud, share: r.clean.share, ci: r.clean.ci, loudTasks: r.clean.loudTasks },
   };
-  fs.writeFileSync(path.join(root, BLIND), `${JSON.stringify(data, null, 2)}\n`);
-  console.error(`wrote ${BLIND}`);
 }
 
-function blindMd(b) {
+/**
+ * Freezes set `s` (a set with a frozen file): writes the file and puts its section into
+ * bench/ACCURACY.md (replacing the previous one between its markers, else before the development
+ * section). Refuses to overwrite a frozen file: a blind measurement is taken once.
+ */
+export function writeBlind(s, root, notes = []) {
+  const rel = frozenPath(s.set);
+  const file = path.join(root, rel);
+  if (fs.existsSync(file)) throw new Error(`${rel} exists: a blind measurement is frozen once and never regenerated`);
+  const commit = spawnSync('git', ['rev-parse', 'HEAD'], { cwd: root }).stdout.toString().trim();
+  const data = { ...blindData(s, commit), ...(notes.length ? { notes } : {}) };
+  fs.writeFileSync(file, `${JSON.stringify(data, null, 2)}\n`);
+  const md = path.join(root, 'bench/ACCURACY.md');
+  if (fs.existsSync(md)) fs.writeFileSync(md, withBlindSection(fs.readFileSync(md, 'utf8'), s.set.id, blindMd(data, s.set)));
+  console.error(`wrote ${rel} and its section of bench/ACCURACY.md`);
+}
+
+const blindBegin = (id) => `<!-- blind:${id}:begin -->`;
+const blindEnd = (id) => `<!-- blind:${id}:end -->`;
+
+/** `md` with set `id`'s blind section (lines) between its markers: replaced if present, else inserted before the development section. */
+export function withBlindSection(md, id, lines) {
+  const block = [blindBegin(id), ...lines, blindEnd(id)].join('\n');
+  const re = new RegExp(`${blindBegin(id)}[\\s\\S]*?${blindEnd(id)}`);
+  if (re.test(md)) return md.replace(re, () => block);
+  const at = md.indexOf('\n## Development corpora');
+  if (at < 0) return `${md.trimEnd()}\n\n${block}\n`;
+  return `${md.slice(0, at + 1)}${block}\n\n${md.slice(at + 1)}`;
+}
+
+export function blindMd(b, set) {
+  const t0 = BLIND_SETS[set.id] ?? { heading: `${set.title} (blind)`, what: 'before any rule was changed after reading these corpora' };
   const L = [];
-  L.push('## Held-out (blind)', '');
-  L.push(`Measured on ${b.date} with the rules of commit \`${b.auditedAt.slice(0, 12)}\`, before any rule was changed after reading these corpora: out-of-sample figures. Frozen in [\`accuracy/heldout-blind.json\`](accuracy/heldout-blind.json); seed **${b.seed}**, precision stratum ${b.precisionSample} per (rule, severity), task sample ceil(${b.taskTarget} × share) per corpus (at least ${MIN_PER_CORPUS}); labels in \`${b.labels}\`.`, '');
+  L.push(`## ${t0.heading}`, '');
+  L.push(`Measured on ${b.date} with the rules of commit \`${b.auditedAt.slice(0, 12)}\`, ${t0.what}. Frozen in [\`accuracy/${set.frozen}\`](accuracy/${set.frozen}); seed **${b.seed}**, precision stratum ${b.precisionSample} per (rule, severity), task sample ceil(${b.taskTarget} × share) per corpus (at least ${MIN_PER_CORPUS}); labels in \`${b.labels}\`.`, '');
   L.push('| corpus | commit | paths | tasks | findings | tasks with a warning or error | in task sample |', '|---|---|---|---:|---:|---:|---:|');
   for (const c of b.corpora) L.push(`| ${c.repo} | \`${c.commit.slice(0, 12)}\` | ${c.paths.map((p) => `\`${p}\``).join(' ')} | ${c.tasks} | ${c.findings} | ${c.loudTasks} (${pct(c.audited ? c.loudTasks / c.audited : null)}) | ${c.sampled} |`);
   L.push('', '| figure | value | Wilson 95% | goal |', '|---|---:|---|---|');
@@ -140,19 +181,22 @@ function setMd(s, h) {
   return L;
 }
 
-function accuracyMd(sets, blind) {
+function accuracyMd(sets, blinds) {
   const dev = sets.find((x) => x.set.id === 'dev');
-  const held = sets.find((x) => x.set.id === 'heldout');
   const L = [];
   L.push('# Audit accuracy on real tasks', '');
   L.push(`Generated by \`npm run build && node bench/accuracy/run.mjs --write\` on ${dev.date} (audit of ${sets.reduce((a, s) => a + s.corpora.reduce((b, c) => b + c.audited, 0), 0)} tasks in ${dev.auditSeconds?.toFixed(0) ?? '?'} s${dev.auditLoad ? `, 1-min load average ${dev.auditLoad.map((x) => x.toFixed(1)).join(' → ')} on ${os.availableParallelism()} cores` : ''}). Do not edit by hand.`, '');
-  L.push('Two corpus sets. **Development** corpora: the rules were tuned on them and their labels, so their figures are in-sample. **Held-out** corpora (`"heldOut": true` in `corpora.json`): measured blind first (the frozen section below), then used to fix rules, so their later figures are no longer blind either.', '');
-  if (blind) L.push(...blindMd(blind));
-  // Until a rule changes after the blind reading (HEAD still the blind commit), the set's figures are the blind ones.
+  L.push('Three corpus sets. **Development** corpora: the rules were tuned on them and their labels, so their figures are in-sample. **Held-out** corpora (`"set": "heldout"` in `corpora.json`): measured blind first (the frozen section below), then used to fix rules, so their later figures are no longer blind either. **Second held-out** corpora (`"set": "blind2"`): read and measured blind once more on corpora no rule was tuned on, frozen the same way.', '');
   const head = spawnSync('git', ['rev-parse', 'HEAD'], { cwd: path.resolve(path.dirname(new URL(import.meta.url).pathname), '../..') }).stdout.toString().trim();
-  if (held && blind?.auditedAt !== head) {
-    L.push('## Held-out after the fixes (no longer blind)', '', 'The same held-out corpora, samples and labels after rule changes made from what the blind reading found: a check that the fixes hold, not an out-of-sample figure. Findings that entered the sample after the fixes were judged then (their `why` starts "[post-fix sample, not blind]" in `labels/heldout.json`); "gone" counts blind labels, mostly the false positives, whose finding the fixed rules no longer report.', '');
-    L.push(...setMd(held, '###'));
+  for (const id of Object.keys(BLIND_SETS)) {
+    const blind = blinds[id];
+    const live = sets.find((x) => x.set.id === id);
+    if (blind) L.push(blindBegin(id), ...blindMd(blind, live?.set ?? { id, frozen: `${id}-blind.json` }), blindEnd(id), '');
+    // Until a rule changes after the blind reading (HEAD still the blind commit), the set's figures are the blind ones.
+    if (live && blind?.auditedAt !== head) {
+      L.push(`## ${BLIND_SETS[id].after}`, '', BLIND_SETS[id].afterText, '');
+      L.push(...setMd(live, '###'));
+    }
   }
   L.push('## Development corpora (in-sample)', '');
   L.push(...setMd(dev, '###'));
@@ -177,9 +221,12 @@ export function withPrecisionLine(page, line) {
 }
 
 export function writeOutputs(sets, root) {
-  const blindFile = path.join(root, BLIND);
-  const blind = fs.existsSync(blindFile) ? JSON.parse(fs.readFileSync(blindFile, 'utf8')) : null;
-  fs.writeFileSync(path.join(root, 'bench/ACCURACY.md'), accuracyMd(sets, blind));
+  const blinds = {};
+  for (const set of SETS) {
+    const file = set.frozen && path.join(root, frozenPath(set));
+    if (file && fs.existsSync(file)) blinds[set.id] = JSON.parse(fs.readFileSync(file, 'utf8'));
+  }
+  fs.writeFileSync(path.join(root, 'bench/ACCURACY.md'), accuracyMd(sets, blinds));
   const data = precisionData(sets);
   const jsonFile = path.join(root, 'src/core/audit/precision.json');
   fs.writeFileSync(jsonFile, `${JSON.stringify(data, null, 2)}\n`);

@@ -4,12 +4,14 @@
 // precision sample, labelled, precision (Wilson 95%), stale labels; then recall on the random task
 // sample, clean-task quietness and the outside judgement of terminal-bench-qc's fixtures.
 //   npm run build && node bench/accuracy/run.mjs [--corpus DIR] [--rules a,b] [--sample-out FILE]
-//       [--tasks-out FILE] [--recall-out FILE] [--reuse] [--jobs N] [--write] [--set dev|heldout|all]
-//       [--write-blind]
-// Two corpus sets: dev (the rules were tuned on them) and held-out (corpora.json "heldOut": true),
-// each with its own samples and figures; --set picks which to audit and print (--sample-out,
-// --tasks-out and --recall-out take the one set asked for, dev by default). --write-blind freezes
-// the held-out figures into heldout-blind.json (only before any rule change after the first read).
+//       [--tasks-out FILE] [--recall-out FILE] [--reuse] [--jobs N] [--write]
+//       [--set dev|heldout|blind2|all] [--write-blind [--blind-notes FILE]]
+// Corpus sets (lib.mjs SETS; corpora.json "set"): dev (the rules were tuned on them) and the
+// held-out sets (heldout, blind2), each with its own samples and figures; --set picks which to
+// audit and print (--sample-out, --tasks-out and --recall-out take the one set asked for, dev by
+// default). --write-blind --set X freezes set X's figures into its frozen file (e.g. blind2-blind.json)
+// and its section of ../ACCURACY.md, once, before any rule change after the set was first read;
+// it refuses to overwrite a frozen file.
 // The corpus folder is --corpus, else $TASKWRIGHT_CORPUS_DIR, else bench/.corpus (git-ignored); a
 // corpus missing there is laid out from /work/.mirror/<name>/repo with extract.mjs.
 import { spawn, spawnSync } from 'node:child_process';
@@ -18,7 +20,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { HELDOUT_PRECISION_SAMPLE, HELDOUT_TASK_SAMPLE, PRECISION_SAMPLE, SEED, TASK_SAMPLE, findingKey, fingerprint, lineReader, listTaskFolders, precisionSample, taskSample } from './lib.mjs';
+import { SEED, SETS as ALL_SETS, findingKey, fingerprint, lineReader, listTaskFolders, precisionSample, setOf, taskSample } from './lib.mjs';
 import { loadLabels, joinFindingLabels } from './labels.mjs';
 import { computeStats } from './stats.mjs';
 import { printReport, writeBlind, writeOutputs } from './report.mjs';
@@ -31,18 +33,18 @@ const { values: opt } = parseArgs({
   options: {
     corpus: { type: 'string' }, rules: { type: 'string' }, 'sample-out': { type: 'string' }, 'tasks-out': { type: 'string' }, 'recall-out': { type: 'string' },
     reuse: { type: 'boolean', default: false }, jobs: { type: 'string', default: '2' }, write: { type: 'boolean', default: false },
-    mirror: { type: 'string', default: '/work/.mirror' }, set: { type: 'string', default: 'all' }, 'write-blind': { type: 'boolean', default: false },
+    mirror: { type: 'string', default: '/work/.mirror' }, set: { type: 'string', default: 'all' }, 'write-blind': { type: 'boolean', default: false }, 'blind-notes': { type: 'string' },
   },
 });
-if (!['dev', 'heldout', 'all'].includes(opt.set)) { console.error(`--set must be dev, heldout or all, not ${opt.set}`); process.exit(2); }
+const SET_IDS = ALL_SETS.map((x) => x.id);
+if (![...SET_IDS, 'all'].includes(opt.set)) { console.error(`--set must be ${SET_IDS.join(', ')} or all, not ${opt.set}`); process.exit(2); }
 if (opt.write && opt.set !== 'all') { console.error('--write regenerates every figure: it needs --set all'); process.exit(2); }
+if (opt['write-blind'] && !ALL_SETS.find((x) => x.id === opt.set)?.frozen) { console.error('--write-blind freezes one blind set: give --set with a frozen set (heldout or blind2)'); process.exit(2); }
 
 const allCorpora = JSON.parse(fs.readFileSync(path.join(HERE, 'corpora.json'), 'utf8'));
-const SETS = [
-  { id: 'dev', heldOut: false, source: 'core.json', size: PRECISION_SAMPLE, target: TASK_SAMPLE },
-  { id: 'heldout', heldOut: true, source: 'heldout.json', size: HELDOUT_PRECISION_SAMPLE, target: HELDOUT_TASK_SAMPLE },
-].filter((x) => opt.set === 'all' || opt.set === x.id);
-const corpora = allCorpora.filter((c) => SETS.some((x) => x.heldOut === Boolean(c.heldOut)));
+for (const c of allCorpora) if (!SET_IDS.includes(setOf(c))) { console.error(`corpora.json: ${c.name}: unknown set ${setOf(c)}`); process.exit(2); }
+const SETS = ALL_SETS.filter((x) => opt.set === 'all' || opt.set === x.id);
+const corpora = allCorpora.filter((c) => SETS.some((x) => x.id === setOf(c)));
 const corpusRoot = path.resolve(opt.corpus ?? process.env.TASKWRIGHT_CORPUS_DIR ?? path.join(ROOT, 'bench/.corpus'));
 const cli = path.join(ROOT, 'bin/taskwright.js');
 if (!fs.existsSync(path.join(ROOT, 'dist/cli.js'))) { console.error('dist/cli.js is missing: run `npm run build` first'); process.exit(2); }
@@ -142,7 +144,7 @@ async function main() {
 
   const results = [];
   for (const set of SETS) {
-    const cs = corpora.filter((c) => Boolean(c.heldOut) === set.heldOut);
+    const cs = corpora.filter((c) => setOf(c) === set.id);
     const names = new Set(cs.map((c) => c.name));
     const inSet = (x) => names.has(x.corpus);
     const setAudit = { ...audit, results: audit.results.filter(inSet) };
@@ -155,9 +157,9 @@ async function main() {
     // The task sample comes from the files (task.toml / task.yaml folders), not from the audit's loader.
     const tasksByCorpus = Object.fromEntries(cs.map((c) => [c.name, c.paths.flatMap((p) => listTaskFolders(dirOf.get(c.name), p))]));
     const tasks = taskSample(tasksByCorpus, SEED, set.target);
-    const stats = computeStats({ corpora: cs, audit: setAudit, findings, labels, join, sample, tasks, tasksByCorpus, fpOf, sampleSource: set.source, cleanAnywhere: set.heldOut });
-    stats.set = { id: set.id, size: set.size, target: set.target, source: set.source };
-    console.log(`\n== ${set.id === 'dev' ? 'development corpora (rules tuned on them: in-sample)' : 'held-out corpora'} ==`);
+    const stats = computeStats({ corpora: cs, audit: setAudit, findings, labels, join, sample, tasks, tasksByCorpus, fpOf, sampleSource: set.source, cleanAnywhere: set.cleanAnywhere });
+    stats.set = { id: set.id, title: set.title, size: set.size, target: set.target, source: set.source, frozen: set.frozen };
+    console.log(`\n== ${set.title} ==`);
     printReport(stats, only);
     results.push({ set, stats, sample, join, findings });
   }
@@ -189,9 +191,9 @@ async function main() {
     console.error(`wrote the ${one.set.id} recall join to ${opt['recall-out']}`);
   }
   if (opt['write-blind']) {
-    const held = results.find((x) => x.set.id === 'heldout');
-    if (!held) { console.error('--write-blind needs the held-out set (--set heldout or all)'); process.exit(2); }
-    writeBlind(held.stats, ROOT);
+    // --blind-notes FILE: a JSON array of the reader's notes (judgement calls, matching caveats), frozen with the figures.
+    const notes = opt['blind-notes'] ? JSON.parse(fs.readFileSync(opt['blind-notes'], 'utf8')) : [];
+    writeBlind(results.find((x) => x.set.id === opt.set).stats, ROOT, notes);
   }
   if (opt.write) writeOutputs(results.map((x) => x.stats), ROOT);
 }

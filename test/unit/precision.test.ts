@@ -129,3 +129,76 @@ void describe('bench/accuracy label join', () => {
     }
   });
 });
+
+void describe('bench/accuracy corpus sets', () => {
+  type SetDef = { id: string; source: string; frozen: string | null };
+  const lib = async () => await import(path.join(ROOT, 'bench/accuracy/lib.mjs')) as {
+    SETS: SetDef[];
+    setOf: (c: { set?: string; heldOut?: boolean }) => string;
+  };
+
+  void it('maps a corpus to its set: "set", else the old heldOut flag, else dev', async () => {
+    const { setOf } = await lib();
+    assert.equal(setOf({ set: 'blind2' }), 'blind2');
+    assert.equal(setOf({ heldOut: true }), 'heldout');
+    assert.equal(setOf({ set: 'heldout', heldOut: false }), 'heldout');
+    assert.equal(setOf({}), 'dev');
+  });
+
+  void it('every corpus of corpora.json is in a known set, each set has its own label file and frozen file', async () => {
+    const { SETS, setOf } = await lib();
+    const ids = SETS.map((s) => s.id);
+    assert.equal(new Set(ids).size, ids.length);
+    assert.equal(new Set(SETS.map((s) => s.source)).size, SETS.length);
+    const frozen = SETS.map((s) => s.frozen).filter((f): f is string => f !== null);
+    assert.equal(new Set(frozen).size, frozen.length);
+    const corpora = JSON.parse(fs.readFileSync(path.join(ROOT, 'bench/accuracy/corpora.json'), 'utf8')) as { name: string; set?: string; heldOut?: boolean }[];
+    for (const c of corpora) assert.ok(ids.includes(setOf(c)), `${c.name}: unknown set ${setOf(c)}`);
+    assert.ok(corpora.some((c) => setOf(c) === 'blind2'));
+    // The first blind measurement stays where ACCURACY.md links it.
+    assert.ok(fs.existsSync(path.join(ROOT, 'bench/accuracy', SETS.find((s) => s.id === 'heldout')?.frozen ?? '')));
+  });
+
+  void it('puts a blind section before the development section once, then replaces it in place', async () => {
+    const report = await import(path.join(ROOT, 'bench/accuracy/report.mjs')) as {
+      withBlindSection: (md: string, id: string, lines: string[]) => string;
+    };
+    const md = '# Accuracy\n\n## Held-out (blind)\n\nold\n\n## Development corpora (in-sample)\n\ndev\n';
+    const once = report.withBlindSection(md, 'blind2', ['## Second held-out (blind)', '', 'v1']);
+    assert.equal(once, '# Accuracy\n\n## Held-out (blind)\n\nold\n\n<!-- blind:blind2:begin -->\n## Second held-out (blind)\n\nv1\n<!-- blind:blind2:end -->\n\n## Development corpora (in-sample)\n\ndev\n');
+    const twice = report.withBlindSection(once, 'blind2', ['## Second held-out (blind)', '', 'v2']);
+    assert.equal(twice, once.replace('v1', 'v2'));
+    assert.equal(report.withBlindSection('# A\n', 'x', ['s']), '# A\n\n<!-- blind:x:begin -->\ns\n<!-- blind:x:end -->\n');
+  });
+  void it('freezes a blind set once: its file and its ACCURACY.md section, then refuses to overwrite', async () => {
+    const report = await import(path.join(ROOT, 'bench/accuracy/report.mjs')) as {
+      writeBlind: (s: object, root: string, notes?: string[]) => void;
+    };
+    const root = fs.mkdtempSync(path.join(os.tmpdir(), 'tw-blind-'));
+    try {
+      fs.mkdirSync(path.join(root, 'bench/accuracy'), { recursive: true });
+      fs.writeFileSync(path.join(root, 'bench/ACCURACY.md'), '# Accuracy\n\n## Development corpora (in-sample)\n\ndev\n');
+      const sev = { findings: 2, rules: 1, rulesMeasured: 1, findingsCovered: 2, true: 1, labelled: 2, pooled: 0.5, ci: { p: 0.5, low: 0.09, high: 0.91 }, weighted: 0.5 };
+      const stats = {
+        date: '2026-12-04', set: { id: 'blind2', title: 'second', size: 10, target: 10, source: 'blind2.json', frozen: 'blind2-blind.json' },
+        corpora: [{ repo: 'o/r', commit: 'a'.repeat(40), paths: ['.'], tasks: 3, audited: 3, findings: 2, loudTasks: 1, sampled: 3 }],
+        totals: { error: sev, warning: sev },
+        rows: [{ rule: 'r', severity: 'warning', findings: 2, tasks: 1, sampled: 2, labelled: 2, true: 1, precision: 0.5, ci: sev.ci }],
+        recall: { sampleTasks: [{}, {}, {}], read: 3, random: { defects: 4, found: 1, foundWithInfo: 2, recall: 0.25, ci: sev.ci, byClass: {} }, clean: { tasks: 1, loud: 0, share: 0, ci: sev.ci, loudTasks: [] } },
+      };
+      report.writeBlind(stats, root, ['a note']);
+      const frozen = JSON.parse(fs.readFileSync(path.join(root, 'bench/accuracy/blind2-blind.json'), 'utf8')) as { set: string; notes: string[]; recall: { found: number } };
+      assert.equal(frozen.set, 'blind2');
+      assert.deepEqual(frozen.notes, ['a note']);
+      assert.equal(frozen.recall.found, 1);
+      const md = fs.readFileSync(path.join(root, 'bench/ACCURACY.md'), 'utf8');
+      assert.match(md, /<!-- blind:blind2:begin -->\n## Second held-out \(blind\)\n/);
+      assert.match(md, /\| recall \(random task sample, 3 tasks read\) \| 1\/4 = \*\*0\.25\*\* \|/);
+      assert.match(md, /- a note\n/);
+      assert.ok(md.indexOf('blind:blind2:end') < md.indexOf('## Development corpora'));
+      assert.throws(() => report.writeBlind(stats, root), /blind2-blind\.json exists: a blind measurement is frozen once/);
+    } finally {
+      fs.rmSync(root, { recursive: true, force: true });
+    }
+  });
+});
