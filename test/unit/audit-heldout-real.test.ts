@@ -71,7 +71,7 @@ const CASES: readonly Case[] = [
     want: ['trivial-assertion info 18'] },
   // malformed-data-file: Python's json reads NaN
   { name: 'JSON with NaN / Infinity parses in Python: not malformed; a real syntax error still is', base: 'clean-harbor', rules: ['malformed-data-file'],
-    files: { 'tests/expected.json': '{\n  "width": NaN,\n  "peak": Infinity,\n  "low": -Infinity\n}\n', 'tests/broken.json': '{"a": 1,,}\n' },
+    files: { 'tests/expected.json': '{\n  "width": NaN,\n  "peak": Infinity,\n  "low": -Infinity\n}\n', 'tests/summary.json': '{"a": 1,,}\n' },
     want: ['malformed-data-file error 1'] },
   // pytest-collection-hijack: a separate verifier container, and the line that runs pytest
   { name: 'separate verifier container: no conftest planting is possible', base: 'clean-harbor', rules: ['pytest-collection-hijack'],

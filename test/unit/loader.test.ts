@@ -224,7 +224,7 @@ void describe('loader: Harbor', () => {
     const t = await loadTask(fixture('malformed/harbor-bad-values'));
     const byRule = (rule: string): Finding[] => t.problems.filter((p) => p.rule === rule);
     const schema = only(t.problems, 'unsupported-schema-version');
-    assert.equal(schema.severity, 'warning');
+    assert.equal(schema.severity, 'info', 'Harbor validates no schema value: a note, not a warning');
     assert.deepEqual(schema.range, range(0, 17, 0, 22));
     const unknown = only(t.problems, 'config-unknown-key');
     assert.deepEqual(unknown.range, range(13, 0, 13, 9));
@@ -246,6 +246,29 @@ void describe('loader: Harbor', () => {
     assert.match(only(t.problems, 'missing-test-entry').message, /tests\/test\.sh/);
     assert.equal(byRule('missing-solution').length, 0);
     assert.deepEqual(t.timeouts, { agentSec: 600, verifierSec: 600, buildSec: 600 });
+  });
+
+  void it('says only what Harbor does with `version` and schema_version: a note for an unknown value, an error only for a non-string', async () => {
+    const dir = fixture('harbor/csv-summary');
+    const load = (toml: string): Promise<Awaited<ReturnType<typeof loadTask>>> =>
+      loadTask(dir, { overlay: new Map([[path.join(dir, 'task.toml'), toml]]) });
+    const schemaOf = (t: Awaited<ReturnType<typeof loadTask>>): Finding[] => t.problems.filter((p) => p.rule === 'unsupported-schema-version');
+    // A template's `version = "2.0"`: Harbor renames the key and accepts the string; no warning or error.
+    const template = await load('version = "2.0"\n[verifier]\ntimeout_sec = 120\n');
+    assert.deepEqual(template.problems.filter((p) => p.severity !== 'info').map((p) => p.rule), []);
+    const note = schemaOf(template);
+    assert.equal(note.length, 1);
+    assert.equal(note[0]?.severity, 'info');
+    assert.match(note[0]?.message ?? '', /outdated name of schema_version/);
+    assert.equal(template.timeouts.verifierSec, 120, 'the tables are read as usual');
+    // The old key with a known value is read exactly as schema_version: nothing to say.
+    assert.deepEqual(schemaOf(await load('version = "1.0"\n')), []);
+    // The current key with a known value: quiet.
+    assert.deepEqual(schemaOf(await load('schema_version = "1.1"\n')), []);
+    // A number is what Harbor's model refuses (schema_version is a str): that one is an error.
+    const num = await load('schema_version = 2\n');
+    assert.deepEqual(schemaOf(num), []);
+    assert.equal(only(num.problems, 'config-invalid-value').severity, 'error');
   });
 
   void it('keeps positions right with CRLF line ends and a byte-order mark (dropped, as editors do)', async () => {

@@ -28,7 +28,7 @@ const LOADER_RULE_SPECS: readonly RuleSpec[] = [
   { id: 'missing-tests', class: 'invalidity', severity: 'warning', title: 'The task has no tests folder' },
   { id: 'missing-solution', class: 'invalidity', severity: 'warning', title: 'The task has no reference solution' },
   { id: 'nested-task-folder', class: 'invalidity', severity: 'warning', title: 'A folder inside a task holds another task, which is never discovered' },
-  { id: 'unsupported-schema-version', class: 'invalidity', severity: 'warning', title: 'task.toml declares a schema version this tool does not know' },
+  { id: 'unsupported-schema-version', class: 'invalidity', severity: 'info', title: 'task.toml declares a schema version this tool does not know (Harbor reads it anyway)' },
 ];
 
 /** Findings of the sandbox runs (validate): reserved here, produced there. */

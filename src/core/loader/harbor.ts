@@ -29,13 +29,20 @@ export async function loadHarbor(id: string, files: TaskFiles, fileList: readonl
   const tableRange = (section: string): ReturnType<ConfigReader['keyRange']> =>
     isRecord(reader.raw(section)) ? reader.keyRange(section) : undefined;
 
+  // Harbor's TaskConfig renames a top-level `version` to `schema_version` (unless both are set) and
+  // types it as a free string: it validates no value and reads the tables the same whatever it says.
+  // So neither the outdated key name nor an unfamiliar value stops Harbor. The old name alone is
+  // said nowhere (most Terminal-Bench 2 tasks carry `version = "1.0"`, read exactly as schema_version);
+  // an unfamiliar value is a note (info); a non-string value, which Harbor's model refuses, is
+  // reported by reader.string as an invalid value.
   const schemaKey = reader.has('schema_version') ? 'schema_version' : reader.has('version') ? 'version' : undefined;
   let schemaVersion: string | undefined;
   if (schemaKey) {
     schemaVersion = reader.string(schemaKey);
     if (schemaVersion !== undefined && !HARBOR_SCHEMA_VERSIONS.includes(schemaVersion)) {
+      const old = schemaKey === 'version' ? ' (`version` is the outdated name of schema_version; Harbor reads it as that)' : '';
       problems.add('unsupported-schema-version', CONFIG, reader.valueRange(schemaKey),
-        `${schemaKey} "${schemaVersion}" is not one Taskwright knows (${HARBOR_SCHEMA_VERSIONS.join(', ')}); fields may be misread`);
+        `${schemaKey} "${schemaVersion}"${old} is not one Taskwright knows (${HARBOR_SCHEMA_VERSIONS.join(', ')}); Harbor does not check the value and reads the tables as its current schema, and so does Taskwright`);
     }
   }
 

@@ -112,7 +112,10 @@ function parseUncached(text: string): ParsedDockerfile {
       // Shell-form COPY/ADD words are quoted like shell words (`COPY "my dir/" /app/`): Docker
       // removes the quotes, so sources and destination are compared without them.
       const parts: DockerArg[] = json ? jsonArgs(ins, lines) : args.map(unquoted);
-      const from = raw instanceof Copy ? raw.getFromFlag()?.getValue() ?? undefined : undefined;
+      // `--from=<stage|image>` read from the flag list: dockerfile-ast's getFromFlag() misses it beside
+      // another flag (`COPY --from=build --chown=u /src/ …`) and ADD has none, and such sources come
+      // from another image, never from the build context.
+      const from = ins.flags.get('from') ?? (raw instanceof Copy ? raw.getFromFlag()?.getValue() : undefined) ?? undefined;
       copies.push({
         instruction: ins,
         sources: parts.slice(0, -1),

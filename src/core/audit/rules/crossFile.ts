@@ -1,4 +1,4 @@
-import { parse as parseYaml } from 'yaml';
+import { parseAllDocuments } from 'yaml';
 import type { Range } from '../../model/positions';
 import { calleeName, keywordArg, text } from '../../parse/python';
 import { descendants, findAncestor } from '../../parse/syntax';
@@ -270,6 +270,29 @@ function parsesAsPythonJson(t: string): boolean {
   try { JSON.parse(swapped); return true; } catch { return false; }
 }
 
+/** A path whose folder or name says the file is meant not to parse (tests/fixtures/malformed/x.json, broken.yaml). */
+const DELIBERATELY_BAD = /(^|[/_.-])(malformed|invalid|broken|corrupt(ed)?|bad|truncated)([/_.-]|$)/i;
+
+/**
+ * Whether a test of the task refers to the file (by name, or by its folder's name) and so is the one
+ * that feeds it to the code under test: a deliberately malformed fixture is its input, not a defect.
+ */
+function usedByTests(ctx: AuditContext, file: string, tests: string): boolean {
+  const parts = file.split('/');
+  const names = [parts[parts.length - 1] ?? '', parts[parts.length - 2] ?? ''].filter((n) => n !== '' && DELIBERATELY_BAD.test(n));
+  return ctx.textFiles().some((t) => t !== file && t.startsWith(`${tests}/`) && /\.(py|sh|js|ts|rb|go)$/.test(t)
+    && names.some((n) => (ctx.text(t) ?? '').includes(n)));
+}
+
+/** The first error of a YAML stream; `---`-separated documents (Kubernetes manifests) are one valid file. */
+function yamlError(t: string): { message: string; offset: number } | undefined {
+  for (const doc of parseAllDocuments(t)) {
+    const e = doc.errors[0];
+    if (e) return { message: e.message.split('\n')[0] ?? e.message, offset: e.pos[0] };
+  }
+  return undefined;
+}
+
 export const malformedDataFile: StaticRule = {
   id: 'malformed-data-file', class: 'invalidity', severity: 'error',
   title: 'A JSON or YAML file in the tests or solution does not parse, or a data file holds the script meant to make it',
@@ -278,19 +301,27 @@ export const malformedDataFile: StaticRule = {
     for (const f of ctx.textFiles()) {
       if (!(f.startsWith(`${tests}/`) || f.startsWith('solution/'))) continue;
       const t = ctx.text(f) ?? '';
+      let bad: { message: string; offset: number } | undefined;
       if (/\.json$/i.test(f)) {
         // Python's json (what the tests load it with) reads the NaN / Infinity / -Infinity it writes.
         try { JSON.parse(t); } catch (e) {
           if (parsesAsPythonJson(t)) continue;
           const m = /position (\d+)/.exec(String(e));
-          const off = m ? Number(m[1]) : 0;
-          yield { file: f, range: ctx.range(f, off, Math.min(off + 1, t.length)), message: `${f} is not valid JSON (${e instanceof Error ? e.message : String(e)}): tests that load it fail for everyone.` };
+          bad = { message: `not valid JSON (${e instanceof Error ? e.message : String(e)})`, offset: m ? Number(m[1]) : 0 };
         }
       } else if (/\.ya?ml$/i.test(f)) {
-        try { parseYaml(t); } catch (e) {
-          yield { file: f, message: `${f} is not valid YAML (${e instanceof Error ? e.message.split('\n')[0] : String(e)}).` };
-        }
+        const e = yamlError(t);
+        if (e) bad = { message: `not valid YAML (${e.message})`, offset: e.offset };
       }
+      if (!bad) continue;
+      // A fixture named malformed/broken/invalid is meant not to parse: when a test uses it, it is the
+      // input of a malformed-record check (nothing to report); otherwise a note to confirm it is meant.
+      const meant = DELIBERATELY_BAD.test(f);
+      if (meant && usedByTests(ctx, f, tests)) continue;
+      const off = Math.min(bad.offset, t.length);
+      yield { file: f, range: ctx.range(f, off, Math.min(off + 1, t.length)),
+        ...(meant ? { severity: 'info' as const, message: `${f} is ${bad.message}; its name says it is meant to be, but no test refers to it.` }
+          : { message: `${f} is ${bad.message}: tests that load it fail for everyone.` }) };
     }
     yield* scriptAsDataFiles(ctx);
   },

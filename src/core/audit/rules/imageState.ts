@@ -125,17 +125,45 @@ const DATA_FILE = /\.(json|jsonl|csv|tsv|txt|ya?ml|xml|npy|npz|parquet|pkl|out|a
 /** Variable names that hold a secret or an answer (a CTF flag, an expected value), not configuration. */
 const ANSWER_VAR = /(^|_)(FLAG|SECRET|ANSWER|EXPECTED|SOLUTION|PASSWORD|PASSPHRASE|KEY)(_|$)/i;
 
+/** A line that compares or matches something: an assert, ==/!=, `in`, a shell test, grep/diff/cmp. */
+const COMPARES = /\bassert\b|==|!=|\bin\b\s+\w|\[\[?\s|\btest\s|\b(grep|diff|cmp)\b|\.(assertEqual|assertIn|startswith|endswith)\(/;
+
 /**
- * `ENV SECRET_FLAG=…` in the image and a test that takes its expected value from that variable: the
- * agent's shell has the same environment, so `env` prints the answer.
+ * Whether the tests use variable `n` (or its literal value) as an expected value: a read of it on a
+ * comparing line, or a Python name bound to the read and then compared. A read that only sets it up
+ * as configuration (`os.environ.setdefault("N", …)`, `export N="${N:-…}"`, `os.environ["N"] = …`)
+ * compares nothing, and a Django SECRET_KEY the app merely needs to start is no answer.
+ */
+function comparedInTests(n: string, value: string | undefined, tests: string): boolean {
+  const read = new RegExp(`(environ\\.get\\(\\s*|environ\\[\\s*|getenv\\(\\s*)["']${n}["']|\\$\\{?${n}\\b`);
+  const setup = new RegExp(`environ\\.setdefault\\(\\s*["']${n}["']|environ\\[\\s*["']${n}["']\\s*\\]\\s*=[^=]|^\\s*(export\\s+)?${n}=`);
+  const lines = tests.split('\n');
+  const bound = new Set<string>();
+  for (const line of lines) {
+    if (!read.test(line) || setup.test(line)) continue;
+    if (COMPARES.test(line.replace(read, ''))) return true;
+    const m = /^\s*(?:[A-Za-z_]\w*\s*=\s*)*([A-Za-z_]\w*)\s*=[^=]/.exec(line);
+    if (m?.[1]) bound.add(m[1]);
+  }
+  if (bound.size > 0 && lines.some((l) => COMPARES.test(l) && [...bound].some((v) => new RegExp(`\\b${v}\\b`).test(l) && !new RegExp(`^\\s*${v}\\s*=[^=]`).test(l)))) return true;
+  // The literal value written into an assertion (`assert out == "flag{…}"`) is the answer too.
+  const lit = value?.replace(/^["']|["']$/g, '');
+  return lit !== undefined && lit.length >= 6 && lines.some((l) => l.includes(lit) && COMPARES.test(l) && !setup.test(l));
+}
+
+/**
+ * `ENV SECRET_FLAG=…` in the image and a test that compares the agent's output with that variable:
+ * the agent's shell has the same environment, so `env` prints the answer.
  */
 function* answerInImageEnv(df: ParsedDockerfile, file: string, tests: string): Generator<Report> {
   for (const ins of df.instructions) {
     if (ins.keyword !== 'ENV') continue;
-    const names = ins.args.map((a) => a.value.split('=')[0] ?? '').filter((n) => /^[A-Za-z_]\w*$/.test(n) && ANSWER_VAR.test(n));
-    const used = names.find((n) => new RegExp(`(environ(\\.get)?\\(?\\[?\\s*|getenv\\(\\s*)["']${n}["']|\\$\\{?${n}\\b`).test(tests));
+    const pairs = ins.args.map((a) => { const i = a.value.indexOf('='); return i < 0 ? [a.value, undefined] as const : [a.value.slice(0, i), a.value.slice(i + 1)] as const; });
+    // Legacy `ENV NAME value` form: one pair, the value is the rest of the line.
+    const legacy = pairs.length > 1 && pairs[0]?.[1] === undefined ? [[pairs[0]?.[0] ?? '', ins.args.slice(1).map((a) => a.value).join(' ')] as const] : pairs;
+    const used = legacy.find(([n, v]) => /^[A-Za-z_]\w*$/.test(n) && ANSWER_VAR.test(n) && comparedInTests(n, v, tests))?.[0];
     if (!used) continue;
-    yield { file, range: ins.range, message: `The image sets ${used} in its environment and the tests take the expected value from it: the agent's shell has the same environment, so \`env\` prints the answer. Give the value to the verifier only (tests/ or its own env).` };
+    yield { file, range: ins.range, message: `The image sets ${used} in its environment and the tests compare against it: the agent's shell has the same environment, so \`env\` prints the answer. Give the value to the verifier only (tests/ or its own env).` };
   }
 }
 

@@ -148,15 +148,36 @@ function under(p: string, dir: string): boolean {
   return p === dir || p.startsWith(dir.endsWith('/') ? dir : `${dir}/`);
 }
 
+/**
+ * The files a command writes through an output option: a compiler or linker's `-o out` (g++, gcc,
+ * go build, rustc, javac -d), a download's `curl -o` / `wget -O`. The verifier that builds
+ * /tests/x.cpp into /tmp/x right before running it runs its own fresh program, whatever was there.
+ */
+function outputWords(w: readonly string[]): string[] {
+  const out: string[] = [];
+  for (let i = 1; i < w.length; i++) {
+    const x = w[i] ?? '';
+    if (x === '-o' || x === '--output' || x === '--out' || (x === '-O' && w[0] === 'wget') || (x === '-d' && w[0] === 'javac')) {
+      const v = w[i + 1];
+      if (v !== undefined && !v.startsWith('-')) out.push(v);
+      i++;
+    } else if (/^--(output|out)=/.test(x)) out.push(x.slice(x.indexOf('=') + 1));
+    else if (/^-o[^-]/.test(x) && /^(g\+\+|gcc|cc|c\+\+|clang(\+\+)?|rustc|gfortran|nvcc)(-[\d.]+)?$/.test(w[0] ?? '')) out.push(x.slice(2));
+  }
+  return out;
+}
+
 /** An earlier command of the script writes `target` (or its folder) afresh: `cp`, `rsync`, `install`, `find -exec cp`. */
 function freshlyCopied(ctx: AuditContext, script: ShellScript, cmd: ShellCommand, target: string): boolean {
   return script.commands.some((c) => {
     if (c.start >= cmd.start) return false;
     const w = effectiveWords(c);
+    const outputs = outputWords(w);
     const copies = /^(cp|rsync|install|mv|ln|tar|unzip)$/.test(w[0] ?? '') || (w[0] === 'find' && w.includes('cp')) || c.redirects.some((r) => r.op !== '<');
-    if (!copies) return false;
+    if (!copies && outputs.length === 0) return false;
     const cwd = workingDirAt(ctx, script, c) ?? '/';
-    const dests = [...w.slice(1).filter((x) => !x.startsWith('-') && x !== ';' && x !== '+').slice(-1), ...c.redirects.filter((r) => r.op !== '<').map((r) => r.target)];
+    const dests = [...(copies ? w.slice(1).filter((x) => !x.startsWith('-') && x !== ';' && x !== '+').slice(-1) : []), ...outputs,
+      ...c.redirects.filter((r) => r.op !== '<').map((r) => r.target)];
     return dests.some((d) => { const r = d === '.' || d === '{}' ? cwd : resolveWord(d, cwd); return r !== undefined && (under(target, r) || under(r, target)); });
   });
 }
@@ -168,13 +189,35 @@ function freshlyCopied(ctx: AuditContext, script: ShellScript, cmd: ShellCommand
 function scriptTarget(w: readonly string[], cmd: ShellCommand): string | undefined {
   const n = w[0] ?? '';
   if (/^python(3(\.\d+)?)?$/.test(n)) {
-    const m = w.indexOf('-m');
-    // Of the modules, only unittest runs a file named next (`-m pip install x.whl` installs it).
-    if (m > 0) return w[m + 1] === 'unittest' ? w.slice(m + 2).find((x) => !x.startsWith('-') && /[/.]/.test(x)) : undefined;
-    return w.slice(1).find((x) => !x.startsWith('-'));
+    // Python's options end at the first of `-c code`, `-m module` or the script path; `-W`, `-X`
+    // and `--check-hash-based-pycs` take a value word.
+    for (let i = 1; i < w.length; i++) {
+      const x = w[i] ?? '';
+      if (x === '-' || !x.startsWith('-')) return x === '-' ? undefined : x;
+      // `-c "import pytest"`: the program is the code word itself, no file runs. Single-letter
+      // flags may be bundled before it (`-uc`, `-Bm`); the module may be attached (`-mpytest`).
+      const opt = /^-[bBdEhiIOPqRsSuvx]*([cm])(.*)$/.exec(x);
+      if (opt) {
+        if (opt[1] === 'c') return undefined;
+        const attached = opt[2] ?? '';
+        const mod = attached || w[i + 1];
+        const rest = w.slice(attached ? i + 1 : i + 2);
+        // Of the modules, only unittest runs a file named next (`-m pip install x.whl` installs it).
+        return mod === 'unittest' ? rest.find((y) => !y.startsWith('-') && /[/.]/.test(y)) : undefined;
+      }
+      if (x === '-W' || x === '-X' || x === '--check-hash-based-pycs') i++;
+    }
+    return undefined;
   }
   if (n === 'make') { const f = w.findIndex((x) => x === '-f' || x === '--file'); return f > 0 ? w[f + 1] : undefined; }
-  if (/^(bash|sh|node)$/.test(n)) return w.slice(1).find((x) => !x.startsWith('-'));
+  if (/^(bash|sh|node)$/.test(n)) {
+    // `bash -c '…'` (also bundled, `-ec`), `node -e '…'` / `-p`: inline code, not a file.
+    const first = w.slice(1).findIndex((x) => !x.startsWith('-'));
+    const opts = w.slice(1, first < 0 ? undefined : first + 1);
+    const inline = n === 'node' ? /^(-e|-p|--eval|--print)$/ : /^-[A-Za-z]*c[A-Za-z]*$/;
+    if (opts.some((x) => inline.test(x))) return undefined;
+    return w.slice(1).find((x) => !x.startsWith('-'));
+  }
   return cmd.nameWord.value.includes('/') ? cmd.nameWord.value : undefined;
 }
 
