@@ -10,6 +10,7 @@ import { findingsOf as found, type PatternCase as Case, verifierScript as SH } f
 const MANIFEST = 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: api-config\ndata:\n  MODE: "ha"\n---\napiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: api\nspec:\n  replicas: 2\n';
 const DF = (tail: string): string => `FROM python:3.12-slim-bookworm\n\nRUN pip install --no-cache-dir pytest==8.3.3\n\nWORKDIR /app\nCOPY data/ /app/data/\n${tail}`;
 const MULTI = 'FROM golang:1.24-bookworm AS build\nWORKDIR /src\nRUN go mod init example.com/x\n\nFROM python:3.12-slim-bookworm\nRUN useradd -m svc\n';
+const GATED = 'if pytest --noconftest -rA /tests/test_outputs.py; then echo 1 > /logs/verifier/reward.txt; else echo 0 > /logs/verifier/reward.txt; fi\n';
 const PYT = (body: string): string => `import os\nimport subprocess\n\n${body}\n`;
 
 const CASES: readonly Case[] = [
@@ -61,6 +62,29 @@ const CASES: readonly Case[] = [
     files: { 'environment/Dockerfile': DF('ENV VAULT_SECRET=opensesame42\n'),
       'tests/test.sh': SH('[ "$(cat /app/out.txt)" = "$VAULT_SECRET" ]') },
     want: ['answer-in-image warning 7'] },
+  // reward-not-written-on-failure: installs under `set -e` before the reward write (recall)
+  { name: 'an unguarded install under set -e before the reward write leaves no reward when it fails', base: 'clean-harbor', rules: ['reward-not-written-on-failure'],
+    files: { 'tests/test.sh': `#!/bin/bash\nset -euo pipefail\nmkdir -p /logs/verifier\npip install -q pytest==8.3.3 2>/dev/null\nnpx playwright install chromium\n${GATED}` },
+    want: ['reward-not-written-on-failure warning 4'] },
+  { name: 'a fallback 0 written before the install keeps the reward', base: 'clean-harbor', rules: ['reward-not-written-on-failure'],
+    files: { 'tests/test.sh': `#!/bin/bash\nset -e\nmkdir -p /logs/verifier\necho 0 > /logs/verifier/reward.txt\napt-get install -y curl\n${GATED}` },
+    want: [] },
+  { name: 'when the unguarded test run is reported, the install before it is not repeated', base: 'clean-harbor', rules: ['reward-not-written-on-failure'],
+    files: { 'tests/test.sh': '#!/bin/bash\nset -euo pipefail\nmkdir -p /logs/verifier\npip install -q uv==0.9.5\npytest --noconftest -rA /tests/test_outputs.py\nif [ $? -eq 0 ]; then echo 1 > /logs/verifier/reward.txt; else echo 0 > /logs/verifier/reward.txt; fi\n' },
+    want: ['reward-not-written-on-failure warning 5'] },
+  { name: 'a guarded install under set -e keeps the reward', base: 'clean-harbor', rules: ['reward-not-written-on-failure'],
+    files: { 'tests/test.sh': `#!/bin/bash\nset -e\npip install pytest==8.3.3 || true\n${GATED}` },
+    want: [] },
+  { name: 'without set -e a failed install goes on to the reward', base: 'clean-harbor', rules: ['reward-not-written-on-failure'],
+    files: { 'tests/test.sh': `#!/bin/bash\npip install pytest==8.3.3\n${GATED}` },
+    want: [] },
+  // reward-path-mismatch: a relative reward path (recall)
+  { name: 'a relative reward.txt lands in the working folder, not /logs/verifier', base: 'clean-harbor', rules: ['reward-path-mismatch'],
+    files: { 'tests/test.sh': '#!/bin/bash\nif pytest --noconftest -rA /tests/test_outputs.py; then echo 1 > reward.txt; else echo 0 > ./reward.txt; fi\n' },
+    want: ['reward-path-mismatch error 2', 'reward-path-mismatch error 2'] },
+  { name: 'a relative reward.txt after `cd /logs/verifier` is the harness\'s file', base: 'clean-harbor', rules: ['reward-path-mismatch'],
+    files: { 'tests/test.sh': '#!/bin/bash\nmkdir -p /logs/verifier\ncd /logs/verifier\nif pytest --noconftest -rA /tests/test_outputs.py; then echo 1 > reward.txt; else echo 0 > reward.txt; fi\n' },
+    want: [] },
 ];
 
 void describe('audit precision (blind2 false findings): one fixture per cause', () => {

@@ -3,7 +3,8 @@ import type { Fix } from '../../model/finding';
 import { optionsAt } from '../../parse/shell';
 import type { AuditContext } from '../context';
 import type { StaticRule } from '../rule';
-import { isTestCommand, rewardWriteOf } from './commands';
+import { installOf, isTestCommand, rewardWriteOf } from './commands';
+import { resolveWord, workingDirAt } from './workingDir';
 import { HARBOR_REWARD, cmdRange, scripts } from './verifierShared';
 
 /** The reward is decided from the test command's status (Harbor verifiers write their own reward). */
@@ -99,6 +100,7 @@ export const rewardNotWrittenOnFailure: StaticRule = {
     for (const { file, script } of scripts(ctx)) {
       const rewards = script.commands.filter((c) => rewardWriteOf(c));
       if (rewards.length === 0) continue;
+      let reported = false;
       for (const cmd of script.commands) {
         if (!isTestCommand(cmd) || cmd.guarded || cmd.orTrue || cmd.conditional || cmd.inSubstitution) continue;
         const opts = optionsAt(script, cmd.start);
@@ -106,14 +108,35 @@ export const rewardNotWrittenOnFailure: StaticRule = {
         if (cmd.pipeline && !opts.pipefail && cmd.pipeline.index < cmd.pipeline.length - 1) continue;
         if (!rewards.some((r) => r.start > cmd.end)) continue;
         if (script.commands.some((c) => c.name === 'trap' && /EXIT|ERR/.test(c.args.map((a) => a.value).join(' ')))) continue;
+        reported = true;
         yield {
           file, range: cmdRange(ctx, file, cmd),
           message: 'With `set -e` in effect, a failing test run exits the script here, before the reward is written: the trial ends without a reward instead of with 0.',
         };
       }
+      // An install (pip, npm, apt-get, playwright) that fails under `set -e` ends the script just the
+      // same: reported once, at the first unguarded one, unless a reward (a fallback 0) is already
+      // written before it or a trap writes one on exit. When the test run is reported already, the one
+      // fix (a fallback 0 first, or a trap) covers the installs too, so they are not repeated.
+      if (reported || script.commands.some((c) => c.name === 'trap' && /EXIT|ERR/.test(c.args.map((a) => a.value).join(' ')))) continue;
+      const install = script.commands.find((c) => (installOf(c) !== undefined || isPlaywrightInstall(c.name, c.args.map((a) => a.value)))
+        && !c.guarded && !c.orTrue && !c.conditional && !c.inSubstitution && !c.inFunction && optionsAt(script, c.start).errexit
+        && !rewards.some((r) => r.end <= c.start) && rewards.some((r) => r.start > c.end));
+      if (install) {
+        yield {
+          file, range: cmdRange(ctx, file, install),
+          message: 'With `set -e` in effect, a failing install here (a registry or network hiccup) exits the script before any reward is written: the trial ends without a reward instead of with 0. Write 0 to the reward file first, or guard the install.',
+        };
+      }
     }
   },
 };
+
+/** `playwright install …` / `npx playwright install …`: a download of browsers at verification time. */
+function isPlaywrightInstall(name: string, args: readonly string[]): boolean {
+  const w = name === 'npx' ? args.filter((a) => !a.startsWith('-')) : [name, ...args];
+  return /^playwright(@\S+)?$/.test(w[0] ?? '') && w[1] === 'install';
+}
 
 export const rewardPathMismatch: StaticRule = {
   id: 'reward-path-mismatch', class: 'infra', severity: 'error',
@@ -123,7 +146,16 @@ export const rewardPathMismatch: StaticRule = {
     for (const { file, script } of scripts(ctx)) {
       for (const cmd of script.commands) {
         const rw = rewardWriteOf(cmd);
-        if (!rw || !rw.target.startsWith('/') || rw.target.includes('$')) continue;
+        if (!rw || rw.target.includes('$')) continue;
+        if (!rw.target.startsWith('/')) {
+          // `echo 1 > reward.txt`: lands in the working folder, which is /logs/verifier only after a `cd` there.
+          if (!/^(\.\/)?reward\.(txt|json)$/.test(rw.target)) continue;
+          const cwd = workingDirAt(ctx, script, cmd);
+          const abs = cwd === undefined ? undefined : resolveWord(rw.target, cwd);
+          if (abs !== undefined && HARBOR_REWARD.test(abs)) continue;
+          yield { file, range: cmdRange(ctx, file, cmd), message: `The reward goes to the relative path ${rw.target}, ${abs !== undefined ? `that is ${abs}` : 'in a working folder this script does not fix'}, but the harness reads /logs/verifier/reward.txt (or reward.json): write the absolute path.` };
+          continue;
+        }
         if (HARBOR_REWARD.test(rw.target)) continue;
         yield { file, range: cmdRange(ctx, file, cmd), message: `The reward goes to ${rw.target}, but the harness reads /logs/verifier/reward.txt (or reward.json).` };
       }
