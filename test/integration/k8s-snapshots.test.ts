@@ -26,6 +26,7 @@ import { validateTasks } from '../../src/core/validate/validate';
 import type { TaskValidation } from '../../src/core/validate/types';
 import { type FakeKube, startFakeKube } from '../k8s/fakeKube';
 import { startTinyRegistry, type TinyRegistry } from '../support/tinyRegistry';
+import { waitFor } from '../support/waitFor';
 
 const root = path.resolve(__dirname, '../../..');
 const docker = new Docker();
@@ -69,15 +70,6 @@ async function runJobs(rt: KubernetesRuntime, jobs: TrialJob[]): Promise<TrialRe
   return (await runner.runAll(jobs, { concurrency: 2, retries: 1, retryBaseMs: 10 })).flat().map((r) => r.record);
 }
 
-async function waitFor<T>(what: string, probe: () => Promise<T | undefined> | T | undefined, ms = 60_000): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = await probe();
-    if (v !== undefined) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 
 const podReads = (name: string, upTo?: number): string[] => fake.requests().slice(0, upTo).filter((r) => r.method === 'GET' && r.path.startsWith(`/api/v1/namespaces/default/pods/${name}`) && !r.path.includes('/exec')).map((r) => r.path);
 const watchRequests = (): string[] => fake.requests().filter((r) => r.method === 'GET' && /\/pods\?.*watch=true/.test(r.path)).map((r) => r.path);

@@ -28,6 +28,7 @@ import { LABEL } from '../../src/core/sandbox/runtime';
 import { validateTasks } from '../../src/core/validate/validate';
 import { type FakeKube, startFakeKube } from '../k8s/fakeKube';
 import { startTinyRegistry, type TinyRegistry } from '../support/tinyRegistry';
+import { waitFor } from '../support/waitFor';
 
 const root = path.resolve(__dirname, '../../..');
 const realKubeconfig = process.env.TASKWRIGHT_TEST_KUBECONFIG;
@@ -79,15 +80,6 @@ class WaitingAgent implements Agent {
   }
 }
 
-async function waitFor<T>(what: string, probe: () => Promise<T | undefined> | T | undefined, ms = 60_000): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = await probe();
-    if (v !== undefined) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
 
 before(async () => {
   work = fs.mkdtempSync(path.join(os.tmpdir(), 'tw-k8s-'));

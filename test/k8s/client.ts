@@ -2,15 +2,7 @@
 import { PassThrough, Readable } from 'node:stream';
 import * as k8s from '@kubernetes/client-node';
 
-export async function waitFor<T>(what: string, probe: () => Promise<T | undefined>, ms = 30_000): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = await probe();
-    if (v !== undefined) return v;
-    if (Date.now() > end) throw new Error(`timed out after ${ms} ms waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
+export { waitFor } from '../support/waitFor';
 
 export interface ExecResult {
   readonly stdout: string;

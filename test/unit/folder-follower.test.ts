@@ -7,14 +7,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, it } from 'node:test';
 import { type FollowEvent, FolderFollower } from '../../src/core/watch/folderFollower';
+import { waitUntil as waitFor } from '../support/waitFor';
 
-async function waitFor(what: string, check: () => boolean, ms = 5000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!check()) {
-    if (Date.now() > end) assert.fail(`gave up waiting: ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
 
 void describe('folder follower', () => {
   let follower: FolderFollower | undefined;

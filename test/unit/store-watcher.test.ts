@@ -7,14 +7,8 @@ import path from 'node:path';
 import { afterEach, describe, it } from 'node:test';
 import { defaultResultsDir } from '../../src/core/results/store';
 import { type StoreEvent, StoreWatcher } from '../../src/core/results/storeWatcher';
+import { waitUntil as waitFor } from '../support/waitFor';
 
-async function waitFor(what: string, check: () => boolean, ms = 5000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!check()) {
-    if (Date.now() > end) assert.fail(`gave up waiting: ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
 
 void describe('results store watcher', () => {
   let watcher: StoreWatcher | undefined;
