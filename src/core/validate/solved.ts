@@ -8,6 +8,7 @@ import type { ContainerRuntime } from '../sandbox/runtime';
 import type { SnapshotRuntime } from '../sandbox/snapshot';
 import { entriesFromDir, entryFromFile, packTar, type TarEntry } from '../sandbox/tar';
 import { CappedBytes, readTarStream, type TarFileSink } from '../sandbox/tarReader';
+import { escapeRegExp } from '../parse/regex';
 
 /** One file the reference solution wrote (from the container's diff against its image). */
 export interface OutputFile {
@@ -71,7 +72,7 @@ export function leafPaths(paths: readonly string[]): string[] {
 }
 
 export function named(instruction: string, p: string): boolean {
-  return instruction.includes(p) || new RegExp(`(^|[^\\w.-])${path.posix.basename(p).replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}($|[^\\w-])`).test(instruction);
+  return instruction.includes(p) || new RegExp(`(^|[^\\w.-])${escapeRegExp(path.posix.basename(p))}($|[^\\w-])`).test(instruction);
 }
 
 /**

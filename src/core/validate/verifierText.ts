@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Task } from '../model/task';
+import { escapeRegExp } from '../parse/regex';
 
 /**
  * The verifier's own files as text (the tests folder and the TB1 entry script), read once per
@@ -51,7 +52,7 @@ export function verifierMentions(task: Task, re: RegExp): boolean {
 
 /** A command called by bare name (so PATH decides which binary runs) in the verifier's scripts or subprocess calls. */
 export function callsBare(task: Task, tool: string): boolean {
-  const t = tool.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  const t = escapeRegExp(tool);
   // `python3 -m pytest` runs the module, not a `pytest` found on PATH.
   const shell = new RegExp(`(^|[^\\w/.-])(?<!-m\\s+)${t}(?=[\\s;|&)]|$)`);
   const py = new RegExp(`["']${t}["']`);

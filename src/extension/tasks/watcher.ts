@@ -1,11 +1,14 @@
 import { stat } from 'node:fs/promises';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
+import { IGNORED_FOLDERS } from '../../core/discovery/index';
+import { escapeRegExp } from '../../core/parse/regex';
 import { FolderFollower } from '../../core/watch/folderFollower';
 import type { TaskIndex } from './taskIndex';
 
 const CONFIG_FILES = new Set(['task.yaml', 'task.toml']);
-const IGNORED = /[\\/](node_modules|\.git|\.taskwright)([\\/]|$)/;
+// The folders discovery never searches, as a path test.
+const IGNORED = new RegExp(`[\\\\/](${IGNORED_FOLDERS.map(escapeRegExp).join('|')})([\\\\/]|$)`);
 /** A second look at a created folder once writers have settled (an unzip, a generator, a `cp -r`). */
 const SETTLE_MS = 1500;
 /** Followed folders (one handle each) before new ones are left to VS Code's watcher alone. */

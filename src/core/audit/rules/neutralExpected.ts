@@ -4,6 +4,7 @@ import type { AuditContext } from '../context';
 import type { Report } from '../rule';
 import { madeByImage } from './imagePaths';
 import { asserts, readByTest, tests, writtenByTest } from './pyTestFiles';
+import { escapeRegExp } from '../../parse/regex';
 
 /** Data a test compares against; code the tests run is verifier-runs-agent-writable-code's business. */
 const DATA = /\.(json|jsonl|csv|tsv|txt|ya?ml|xml|npy|npz|pt|pth|pkl|pickle|parquet|h5|db|sqlite)$/i;
@@ -67,7 +68,7 @@ export function neutralExpected(ctx: AuditContext, s: { file: string; node: Synt
   // which the test recomputes the truth: rewritable, but also the material the work is done on, so
   // a hardening note. Material the instruction never mentions exists only for grading: a hole.
   const prose = [ctx.instruction(), ...(ctx.task.steps ?? []).map((st) => st.instruction ?? '')].join('\n');
-  const handedOver = prose.trim() === '' || prose.includes(base) || new RegExp(`${v.slice(0, v.length - base.length - 1).replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}(?![\\w.-])`).test(prose);
+  const handedOver = prose.trim() === '' || prose.includes(base) || new RegExp(`${escapeRegExp(v.slice(0, v.length - base.length - 1))}(?![\\w.-])`).test(prose);
   return {
     file: s.file, range: ctx.range(s.file, s.node.start, s.node.end), severity: handedOver ? 'info' : 'warning',
     message: `${grading.name} takes what it compares the agent's output with from ${v}, which the image puts where the agent writes${handedOver ? ' (the instruction hands it over as input)' : ' and the instruction never mentions'}: the agent can rewrite it to agree with any output. Ship the data the tests trust under tests/ (or check a copy the agent cannot reach).`,

@@ -2,6 +2,7 @@
 import { calleeLast, calleeName, isAssertingCall, pythonFunctions, skipNestedScopes, stringLiterals, text, type PyFunction } from '../../parse/python';
 import { childByField, groupByType, type SyntaxNode, type SyntaxTree } from '../../parse/syntax';
 import type { AuditContext } from '../context';
+import { escapeRegExp } from '../../parse/regex';
 
 export interface TestFile {
   readonly file: string;
@@ -104,7 +105,7 @@ export function fnRange(ctx: AuditContext, tf: TestFile, fn: PyFunction) {
 export function readByTest(tree: SyntaxTree, lit: SyntaxNode): boolean {
   const src = tree.text;
   const reads = (expr: string): boolean => {
-    const e = expr.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+    const e = escapeRegExp(expr);
     return new RegExp(`open\\(\\s*${e}\\s*(\\)|,\\s*(mode\\s*=\\s*)?['"]r)|${e}\\)?\\.(read_text|read_bytes|open)\\(|(read_csv|read_json|load|loadtxt|genfromtxt|read_table|read_parquet)\\(\\s*(open\\()?${e}|filecmp\\.cmp\\([^)]*${e}`).test(src);
   };
   if (reads(text(tree, lit))) return true;
@@ -121,7 +122,7 @@ export function readByTest(tree: SyntaxTree, lit: SyntaxNode): boolean {
 export function writtenByTest(tree: SyntaxTree, lit: SyntaxNode): boolean {
   const src = tree.text;
   const writes = (expr: string): boolean => {
-    const e = expr.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+    const e = escapeRegExp(expr);
     return new RegExp(`open\\(\\s*${e}\\s*,\\s*(mode\\s*=\\s*)?['"][wax]|${e}\\)?\\.(write_text|write_bytes|touch)\\(|(copy\\w*|move|rename|dump|savetxt|save|to_csv|to_json)\\([^)]*${e}`).test(src);
   };
   if (writes(text(tree, lit))) return true;

@@ -1,5 +1,6 @@
 import { parse as parseYaml } from 'yaml';
 import type { StaticRule } from '../rule';
+import { escapeRegExp } from '../../parse/regex';
 
 /**
  * Terminal-Bench 1 starts the compose project and then looks the agent's container up by the name it
@@ -28,7 +29,7 @@ export const tb1ComposeWithoutHarnessName: StaticRule = {
     });
     if (named) return;
     const [first] = entries[0] as [string, unknown];
-    const m = new RegExp(`^[ \\t]+${first.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\s*:`, 'm').exec(text);
+    const m = new RegExp(`^[ \\t]+${escapeRegExp(first)}\\s*:`, 'm').exec(text);
     const at = m ? m.index + (m[0].length - m[0].trimStart().length) : 0;
     yield {
       file, range: ctx.range(file, at, at + first.length),
