@@ -3,7 +3,7 @@ import { childByField, descendants, type SyntaxNode, type SyntaxTree } from '../
 import type { AuditContext } from '../context';
 import type { Report } from '../rule';
 import { madeByImage } from './imagePaths';
-import { asserts, readByTest, tests, writtenByTest } from './pyTestFiles';
+import { asserts, boundName, readByTest, tests, writtenByTest } from './pyTestFiles';
 import { escapeRegExp } from '../../parse/regex';
 
 /** Data a test compares against; code the tests run is verifier-runs-agent-writable-code's business. */
@@ -24,14 +24,6 @@ function pathNames(tree: SyntaxTree): Map<string, string> {
     if (v?.startsWith('/')) out.set(text(tree, left), v);
   }
   return out;
-}
-
-/** The name a literal is bound to (`X = "/app/data/m.json"` → X), if any. */
-function boundName(tree: SyntaxTree, lit: SyntaxNode): string | undefined {
-  let p: SyntaxNode | null = lit.parent;
-  while (p && p.type !== 'assignment' && p.type !== 'expression_statement' && p.type !== 'block') p = p.parent;
-  const left = p?.type === 'assignment' ? childByField(p, 'left') : undefined;
-  return left?.type === 'identifier' ? text(tree, left) : undefined;
 }
 
 /**

@@ -101,6 +101,14 @@ export function fnRange(ctx: AuditContext, tf: TestFile, fn: PyFunction) {
   return ctx.range(tf.file, fn.nameNode.start, fn.nameNode.end);
 }
 
+/** The name a literal is bound to in its statement (`X = "/app/data/m.json"`, `X = Path("/…")` → X), if any. */
+export function boundName(tree: SyntaxTree, lit: SyntaxNode): string | undefined {
+  let p: SyntaxNode | null = lit.parent;
+  while (p && p.type !== 'assignment' && p.type !== 'expression_statement' && p.type !== 'block') p = p.parent;
+  const left = p?.type === 'assignment' ? childByField(p, 'left') : undefined;
+  return left?.type === 'identifier' ? text(tree, left) : undefined;
+}
+
 /** The test reads the file's content (not only passes the path to the agent's program or checks it exists). */
 export function readByTest(tree: SyntaxTree, lit: SyntaxNode): boolean {
   const src = tree.text;
@@ -108,14 +116,8 @@ export function readByTest(tree: SyntaxTree, lit: SyntaxNode): boolean {
     const e = escapeRegExp(expr);
     return new RegExp(`open\\(\\s*${e}\\s*(\\)|,\\s*(mode\\s*=\\s*)?['"]r)|${e}\\)?\\.(read_text|read_bytes|open)\\(|(read_csv|read_json|load|loadtxt|genfromtxt|read_table|read_parquet)\\(\\s*(open\\()?${e}|filecmp\\.cmp\\([^)]*${e}`).test(src);
   };
-  if (reads(text(tree, lit))) return true;
-  let p: SyntaxNode | null = lit.parent;
-  while (p && p.type !== 'assignment' && p.type !== 'expression_statement' && p.type !== 'block') p = p.parent;
-  if (p?.type === 'assignment') {
-    const left = childByField(p, 'left');
-    if (left?.type === 'identifier' && reads(text(tree, left))) return true;
-  }
-  return false;
+  const name = boundName(tree, lit);
+  return reads(text(tree, lit)) || (name !== undefined && reads(name));
 }
 
 /** The test writes the file at this literal itself (`open(p, 'w')`, `Path(p).write_text`, via a name bound to it). */
@@ -125,15 +127,9 @@ export function writtenByTest(tree: SyntaxTree, lit: SyntaxNode): boolean {
     const e = escapeRegExp(expr);
     return new RegExp(`open\\(\\s*${e}\\s*,\\s*(mode\\s*=\\s*)?['"][wax]|${e}\\)?\\.(write_text|write_bytes|touch)\\(|(copy\\w*|move|rename|dump|savetxt|save|to_csv|to_json)\\([^)]*${e}`).test(src);
   };
-  if (writes(text(tree, lit))) return true;
   // `NAME = Path("/…")` or `NAME = "/…"`, then a write through NAME.
-  let p: SyntaxNode | null = lit.parent;
-  while (p && p.type !== 'assignment' && p.type !== 'expression_statement' && p.type !== 'block') p = p.parent;
-  if (p?.type === 'assignment') {
-    const left = childByField(p, 'left');
-    if (left?.type === 'identifier' && writes(text(tree, left))) return true;
-  }
-  return false;
+  const name = boundName(tree, lit);
+  return writes(text(tree, lit)) || (name !== undefined && writes(name));
 }
 
 /** For the cross-file rules: plain string literals of every test file. */
