@@ -14,7 +14,9 @@ function walk(dir, pred, out = []) {
   if (!fs.existsSync(dir)) return out;
   for (const e of fs.readdirSync(dir, { withFileTypes: true })) {
     const p = path.join(dir, e.name);
-    if (e.isDirectory()) { if (e.name !== 'node_modules' && e.name !== 'fixtures') walk(p, pred, out); }
+    // Dot folders are never ours: bench/.corpus holds real tasks laid out for the accuracy bench (TypeScript
+    // among them), which must not be compiled as if they were this project's sources.
+    if (e.isDirectory()) { if (e.name !== 'node_modules' && e.name !== 'fixtures' && !e.name.startsWith('.')) walk(p, pred, out); }
     else if (pred(p)) out.push(p);
   }
   return out;
