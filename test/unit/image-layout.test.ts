@@ -3,6 +3,7 @@ import { before, describe, it } from 'node:test';
 import { expandVars, layoutOf, type LayoutInput } from '../../src/core/audit/rules/imageLayout';
 import { parseDockerfile } from '../../src/core/parse/dockerfile';
 import { ensureParsers } from '../../src/core/parse/treeSitter';
+import { findingsOf } from './audit-helpers';
 
 // The one model of what the image's COPY/ADD puts where (issue 11). Each case is one Docker rule
 // that at least one of the three models it replaced got wrong (noted per case).
@@ -95,5 +96,31 @@ void describe('imageLayout: what COPY/ADD puts where in the final image', () => 
     const l = layout('FROM python:3.12\nCOPY --from=ghcr.io/astral-sh/uv:0.5 /uv /bin/uv\nADD vendor.tar.gz /opt/vendor\nCOPY missing/ /m/\nCOPY notlisted.txt /n/\nADD https://example.com/x.bin /dl/\n');
     assert.deepEqual(l.dirs, ['/bin/uv', '/m', '/opt/vendor']);
     assert.deepEqual(l.files, ['/dl/x.bin', '/n/notlisted.txt']);
+  });
+});
+
+// The rules that read the model, on tasks where an old model answered wrong.
+const TEST_PY = 'import json\n\n\ndef test_totals():\n    got = json.load(open("/app/totals.json"))\n    want = json.load(open("/opt/grading/expected_totals.json"))\n    assert got == want\n';
+void describe('imageLayout: the rules that use it', () => {
+  void it('answer-in-image: a build stage\'s COPY is not in the image, a COPY --from of it is', async () => {
+    const stage = 'FROM python:3.12-slim-bookworm AS grading\nCOPY expected_totals.json /opt/grading/\n\nFROM python:3.12-slim-bookworm\nWORKDIR /app\nCOPY data/ /app/data/\n';
+    const files = { 'environment/expected_totals.json': '{"north": 12.5}\n', 'tests/test_outputs.py': TEST_PY };
+    // imageState counted the build stage's COPY as the image's.
+    assert.deepEqual(await findingsOf('clean-harbor', { ...files, 'environment/Dockerfile': stage }, ['answer-in-image']), []);
+    // …and ignored COPY --from, which does carry the file into the agent's image.
+    assert.deepEqual(await findingsOf('clean-harbor', { ...files, 'environment/Dockerfile': `${stage}COPY --from=grading /opt/grading /opt/grading\n` }, ['answer-in-image']), ['answer-in-image warning 7']);
+  });
+
+  void it('verifier-runs-agent-writable-code: tests copied by a quoted COPY into the workdir are the agent\'s to edit', async () => {
+    const files = {
+      'environment/repo/unit_tests/test_core.py': 'def test_core():\n    assert True\n',
+      'tests/test.sh': '#!/bin/bash\nmkdir -p /logs/verifier\ncd /app\npytest unit_tests > /app/unit.log 2>&1\nif [ $? -eq 0 ]; then echo 1 > /logs/verifier/reward.txt; else echo 0 > /logs/verifier/reward.txt; fi\n',
+    };
+    // verifierAgentCode's destinations kept the quotes (`/app/"/app/"`) and missed it.
+    const quoted = await findingsOf('clean-harbor', { ...files, 'environment/Dockerfile': 'FROM python:3.12-slim-bookworm\nWORKDIR /app\nCOPY "repo/" "/app/"\n' }, ['verifier-runs-agent-writable-code']);
+    assert.deepEqual(quoted, ['verifier-runs-agent-writable-code error 4']);
+    // A build stage's copy of the tests never reaches the agent's image.
+    const staged = await findingsOf('clean-harbor', { ...files, 'environment/Dockerfile': 'FROM python:3.12-slim-bookworm AS b\nWORKDIR /app\nCOPY repo/ /app/\nFROM python:3.12-slim-bookworm\nWORKDIR /app\n' }, ['verifier-runs-agent-writable-code']);
+    assert.deepEqual(staged, []);
   });
 });

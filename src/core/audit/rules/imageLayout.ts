@@ -161,7 +161,10 @@ function copyInto(st: Stage, copy: DockerCopy, stages: readonly Stage[], input: 
       if (!other) { st.dirs.set(destIsDir ? path.posix.join(dest, path.posix.basename(abs)) : dest, line); continue; }
       const rel = clean(abs);
       const moved = spread([...other.files.keys()].map(clean), rel, dest, destIsDir);
-      for (const m of moved) put(m.to, { line, ...(other.files.get(`/${m.from}`)?.source !== undefined ? { source: other.files.get(`/${m.from}`)?.source as string } : {}) });
+      for (const m of moved) {
+        const source = other.files.get(`/${m.from}`)?.source;
+        put(m.to, { line, ...(source !== undefined ? { source } : {}) });
+      }
       // What the stage built (a RUN's output) is not listed: the destination is the build's either way.
       if (!other.files.has(abs)) st.dirs.set(dest, line);
     }
