@@ -1,7 +1,7 @@
 import { callArgs, calleeName, stringValue, text } from '../../parse/python';
 import { descendants, type SyntaxNode } from '../../parse/syntax';
 import type { StaticRule } from '../rule';
-import { madeByImage } from './imagePaths';
+import { madeByImage } from './imageLayout';
 import { asserts, tests } from './pyTestFiles';
 
 /** `sys.path.insert(0, "/app/src")`, `sys.path.append("/app")`: folders the tests import from. */

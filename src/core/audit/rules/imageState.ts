@@ -1,10 +1,9 @@
 import path from 'node:path';
 import type { ParsedDockerfile } from '../../parse/dockerfile';
-import type { AuditContext } from '../context';
 import type { StaticRule } from '../rule';
 import { PATH_IN_TEXT } from './crossFile';
-import { contextCopies, copyDestFor, MOVING_IMAGES, removedLater } from './dockerfile';
-import { filesCopiedBy } from './buildContextFiles';
+import { MOVING_IMAGES } from './dockerfile';
+import { imageLayout } from './imageLayout';
 import type { Report } from '../rule';
 
 /** Verbs that make a path something the agent must bring into being (not edit, fix or read). */
@@ -33,30 +32,6 @@ function requiredOutputs(instr: string): string[] {
   return [...out];
 }
 
-/** Absolute image paths each COPY/ADD from the build context writes, with the instruction's line. */
-function imageFiles(ctx: AuditContext, df: ParsedDockerfile): Map<string, number> {
-  const out = new Map<string, number>();
-  let wd = '/';
-  const copies = new Set(contextCopies(df).map((c) => c.instruction));
-  for (const ins of df.instructions) {
-    if (ins.keyword === 'WORKDIR' && ins.args[0]) wd = path.posix.resolve(wd, ins.args[0].value);
-    if (!copies.has(ins)) continue;
-    const copy = contextCopies(df).find((c) => c.instruction === ins);
-    if (!copy) continue;
-    const line = ins.range.start.line;
-    for (const src of copy.sources) {
-      const s = src.value.replace(/^\.\//, '').replace(/\/+$/, '');
-      const spread = filesCopiedBy(ctx, copy, src.value);
-      const dests = spread.length > 0 ? spread.map((f) => f.dest) : [copyDestFor(copy, s)];
-      for (const d of dests) {
-        const abs = path.posix.resolve(wd, d);
-        if (!removedLater(df, line, abs)) out.set(abs, line);
-      }
-    }
-  }
-  return out;
-}
-
 export const outputAlreadyInImage: StaticRule = {
   id: 'output-already-in-image', class: 'misalignment', severity: 'error',
   title: 'The file the agent must create is already in the image, and the oracle never writes it',
@@ -68,11 +43,11 @@ export const outputAlreadyInImage: StaticRule = {
     if (!df || !instr || !ctx.task.solution.file) return;
     const wanted = requiredOutputs(instr);
     if (wanted.length === 0) return;
-    const shipped = imageFiles(ctx, df);
+    const shipped = imageLayout(ctx).files;
     const tests = [...ctx.verifierScripts, ...ctx.testPython].map((f) => ctx.text(f) ?? '').join('\n');
     const file = ctx.task.environment.dockerfile ?? 'Dockerfile';
     for (const p of wanted) {
-      const line = shipped.get(p);
+      const line = shipped.get(p)?.line;
       if (line === undefined) continue;
       const name = path.posix.basename(p);
       // The tests must grade it, and the oracle must leave it as shipped: then the shipped file is what passes.
@@ -179,7 +154,7 @@ export const answerInImage: StaticRule = {
     const instr = [ctx.instruction(), ...(ctx.task.steps ?? []).map((st) => st.instruction ?? '')].join('\n');
     const sol = ctx.text(ctx.solutionScript) ?? (ctx.task.solution.commands ?? []).map((c) => c.command).join('\n');
     const byLine = new Map<number, string[]>();
-    for (const [dest, line] of imageFiles(ctx, df)) {
+    for (const [dest, { line }] of imageLayout(ctx).files) {
       const name = path.posix.basename(dest);
       // An answer is what the verifier compares against: the tests must reach it (by name or by a
       // folder of it), and the instruction must not hand it to the agent (by name or folder).

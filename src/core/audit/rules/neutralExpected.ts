@@ -2,7 +2,7 @@ import { stringValue, text } from '../../parse/python';
 import { childByField, descendants, type SyntaxNode, type SyntaxTree } from '../../parse/syntax';
 import type { AuditContext } from '../context';
 import type { Report } from '../rule';
-import { madeByImage } from './imagePaths';
+import { madeByImage } from './imageLayout';
 import { asserts, boundName, readByTest, tests, writtenByTest } from './pyTestFiles';
 import { escapeRegExp } from '../../parse/regex';
 

@@ -1,7 +1,7 @@
 import { text } from '../../parse/python';
 import type { AuditContext } from '../context';
 import type { StaticRule } from '../rule';
-import { imagePaths } from './imagePaths';
+import { imageLayout } from './imageLayout';
 import { assertExpr, asserts, tests } from './pyTestFiles';
 
 /** Code that trains: an optimiser step, a backward pass, a fit (names of metrics alone say nothing). */
@@ -15,13 +15,15 @@ const ERROR = /(loss|error|err|mse|rmse|mae|perplexity|ppl)\w*/i;
 /** Task files the verifier runs with Python (the entry script's `python3 x.py`), by where the image puts them. */
 function scriptsRun(ctx: AuditContext): string[] {
   const out: string[] = [];
-  const { files } = imagePaths(ctx);
+  const { files, workdir } = imageLayout(ctx);
+  // The verifier starts where the final image's WORKDIR leaves it.
+  const wd = (workdir ?? ctx.workdir()).replace(/\/+$/, '');
   for (const v of ctx.verifierScripts) {
     for (const cmd of ctx.shell(v)?.commands ?? []) {
       if (!/^python3?$/.test(cmd.name ?? '')) continue;
       const arg = cmd.args.find((a) => !a.value.startsWith('-'));
       if (!arg?.value.endsWith('.py') || cmd.args.some((a) => a.value === '-m')) continue;
-      const abs = arg.value.startsWith('/') ? arg.value : `${ctx.workdir().replace(/\/+$/, '')}/${arg.value.replace(/^\.\//, '')}`;
+      const abs = arg.value.startsWith('/') ? arg.value : `${wd}/${arg.value.replace(/^\.\//, '')}`;
       const src = files.get(abs)?.source ?? (ctx.fileSet.has(arg.value.replace(/^\.\//, '')) ? arg.value.replace(/^\.\//, '') : undefined);
       if (src) out.push(src);
     }

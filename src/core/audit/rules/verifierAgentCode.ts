@@ -1,9 +1,9 @@
 /** What the verifier runs that the agent controls: pytest collecting agent files, agent-writable scripts and tests. */
-import path from 'node:path';
 import { effectiveWords, type ShellCommand, type ShellScript } from '../../parse/shell';
 import type { AuditContext } from '../context';
 import type { StaticRule } from '../rule';
 import { isPytestCommand, pythonModule } from './commands';
+import { imageFills } from './imageLayout';
 import { resolveWord, workingDirAt } from './workingDir';
 import { cmdRange, pytestRange, scripts } from './verifierShared';
 
@@ -45,12 +45,11 @@ export const pytestCollectionHijack: StaticRule = {
     // A separate verifier container holds only the tests and the declared artifacts: nothing the
     // agent left in its own filesystem (a /pytest.ini, a conftest.py) reaches it.
     if (ctx.task.verifier.separate) return;
-    const dests = imageCopyDests(ctx);
     for (const { file, script } of scripts(ctx)) {
       for (const cmd of script.commands) {
         if (!isPytestCommand(cmd)) continue;
         // The agent can edit the test itself: verifier-runs-agent-writable-code reports the bigger hole.
-        if (editableTestTarget(ctx, dests, script, cmd)) continue;
+        if (editableTestTarget(ctx, script, cmd)) continue;
         const words = effectiveWords(cmd);
         const ws = pytestArgs(words);
         const noConftest = ws.includes('--noconftest');
@@ -126,22 +125,6 @@ function agentIsRoot(ctx: AuditContext): boolean {
   if (!df) return true;
   const user = [...df.instructions].reverse().find((i) => i.keyword === 'USER')?.args[0]?.value;
   return user === undefined || /^(root|0)(:.*)?$/.test(user);
-}
-
-/** Folders the image fills by COPY/ADD (absolute, after WORKDIR), so files there exist before the agent starts. */
-function imageCopyDests(ctx: AuditContext): string[] {
-  const df = ctx.dockerfile();
-  if (!df) return [];
-  const out: string[] = [];
-  let wd = '/';
-  for (const ins of df.instructions) {
-    if (ins.keyword === 'WORKDIR') { const v = ins.args[0]?.value; if (v && !v.includes('$')) wd = path.posix.resolve(wd, v); continue; }
-    if ((ins.keyword === 'COPY' || ins.keyword === 'ADD') && !ins.flags.has('from') && ins.args.length >= 2) {
-      const dest = ins.args[ins.args.length - 1]?.value ?? '';
-      if (!dest.includes('$')) out.push(path.posix.resolve(wd, dest));
-    }
-  }
-  return out;
 }
 
 function under(p: string, dir: string): boolean {
@@ -229,7 +212,7 @@ function asksFor(instruction: string, target: string): boolean {
 }
 
 /** The agent-writable test path pytest collects that the image (not this script) put there. */
-function editableTestTarget(ctx: AuditContext, dests: readonly string[], script: ShellScript, cmd: ShellCommand): string | undefined {
+function editableTestTarget(ctx: AuditContext, script: ShellScript, cmd: ShellCommand): string | undefined {
   const cwd = workingDirAt(ctx, script, cmd);
   if (cwd === undefined) return undefined;
   const instruction = ctx.instruction();
@@ -240,7 +223,7 @@ function editableTestTarget(ctx: AuditContext, dests: readonly string[], script:
     if (ctx.isReadOnlyMount(r)) continue;
     // Tests the instruction asks the agent to write are its deliverable, not the judge's copy.
     if (instruction.includes(`${r.split('/').pop() ?? r}/`)) continue;
-    if (dests.some((d) => under(r, d) || under(d, r)) && !freshlyCopied(ctx, script, cmd, r)) return r;
+    if (imageFills(ctx, r) && !freshlyCopied(ctx, script, cmd, r)) return r;
   }
   return undefined;
 }
@@ -263,7 +246,6 @@ export const verifierRunsAgentWritableCode: StaticRule = {
   id: 'verifier-runs-agent-writable-code', class: 'misalignment', severity: 'warning',
   title: 'The verifier runs a test or checker that lives where the agent can edit it',
   *check(ctx) {
-    const dests = imageCopyDests(ctx);
     const instruction = ctx.instruction();
     for (const { file, script } of scripts(ctx)) {
       for (const cmd of script.commands) {
@@ -271,7 +253,7 @@ export const verifierRunsAgentWritableCode: StaticRule = {
         const cwd = workingDirAt(ctx, script, cmd);
         if (isPytestCommand(cmd)) {
           // pytest collecting a test file the image placed where the agent works: the agent edits the test.
-          const r = editableTestTarget(ctx, dests, script, cmd);
+          const r = editableTestTarget(ctx, script, cmd);
           if (r) yield { file, range: cmdRange(ctx, file, cmd), severity: 'error', message: `pytest runs ${r}, the copy of the tests the image puts where the agent works: the agent can edit the test itself (or delete its checks) and pass. Run the copy the harness mounts at /tests.` };
           continue;
         }
