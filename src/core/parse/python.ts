@@ -1,4 +1,5 @@
-import { childByField, descendants, type SyntaxNode, type SyntaxTree } from './syntax';
+import { FlatNode, type FlatTree } from './flatTree';
+import { childByField, descendants, pruneTypes, type SyntaxNode, type SyntaxTree } from './syntax';
 
 export interface PyFunction {
   readonly node: SyntaxNode;
@@ -12,10 +13,8 @@ export interface PyFunction {
   readonly isTest: boolean;
 }
 
-const SCOPES = new Set(['function_definition', 'class_definition', 'lambda']);
-
 /** Prune nested functions, classes and lambdas: their statements belong to another scope. */
-export const skipNestedScopes = (n: SyntaxNode): boolean => SCOPES.has(n.type);
+export const skipNestedScopes = pruneTypes(['function_definition', 'class_definition', 'lambda']);
 
 export function text(tree: SyntaxTree, n: SyntaxNode): string {
   return tree.text.slice(n.start, n.end);
@@ -86,6 +85,8 @@ export function keywordArg(tree: SyntaxTree, call: SyntaxNode, name: string): Sy
 
 /** The literal value of a plain (non-f, non-interpolated) string; undefined otherwise. */
 export function stringValue(tree: SyntaxTree, n: SyntaxNode): string | undefined {
+  // Rules ask this of every string: on a parsed tree it reads the columns and makes no child nodes.
+  if (n instanceof FlatNode) return flatStringValue(tree.text, n.owner, n.index);
   if (n.type === 'concatenated_string') {
     let out = '';
     for (const c of n.children.filter((x) => x.named)) {
@@ -103,6 +104,37 @@ export function stringValue(tree: SyntaxTree, n: SyntaxNode): string | undefined
   for (const c of n.children) {
     if (c.type === 'string_content') out += text(tree, c);
     else if (c.type === 'escape_sequence') out += raw ? text(tree, c) : unescape(text(tree, c));
+  }
+  return out;
+}
+
+/** stringValue() over a parsed tree's columns: the same steps on slot i's children. */
+function flatStringValue(src: string, t: FlatTree, i: number): string | undefined {
+  const info = t.table.info;
+  const type = info[t.slot[i]].type;
+  const stop = t.after[i];
+  if (type === 'concatenated_string') {
+    let out = '';
+    for (let j = i + 1; j < stop; j = t.after[j]) {
+      if (!info[t.slot[j]].named) continue;
+      const v = flatStringValue(src, t, j);
+      if (v === undefined) return undefined;
+      out += v;
+    }
+    return out;
+  }
+  if (type !== 'string') return undefined;
+  let raw: boolean | undefined;
+  for (let j = i + 1; j < stop; j = t.after[j]) {
+    const ty = info[t.slot[j]].type;
+    if (ty === 'interpolation') return undefined;
+    if (raw === undefined && ty === 'string_start') raw = /r/i.test(src.slice(t.start[j], t.end[j]));
+  }
+  let out = '';
+  for (let j = i + 1; j < stop; j = t.after[j]) {
+    const ty = info[t.slot[j]].type;
+    if (ty === 'string_content') out += src.slice(t.start[j], t.end[j]);
+    else if (ty === 'escape_sequence') out += raw ? src.slice(t.start[j], t.end[j]) : unescape(src.slice(t.start[j], t.end[j]));
   }
   return out;
 }

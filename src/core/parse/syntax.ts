@@ -1,7 +1,10 @@
+import { FlatNode, typeMask } from './flatTree';
+
 /**
- * A plain, immutable copy of a tree-sitter tree. Rules walk JS objects instead of calling into
- * WebAssembly for every property, and the WASM tree is freed right after the copy, so cached trees
- * cost only JS heap.
+ * An immutable copy of a tree-sitter tree. Rules read JS data instead of calling into WebAssembly
+ * for every property, and the WASM tree is freed right after the copy, so cached trees cost only JS
+ * heap. Parsed trees are FlatNodes (typed columns, node objects made on first use: flatTree.ts);
+ * the functions below answer their queries from the columns, and work on any SyntaxNode.
  */
 export interface SyntaxNode {
   readonly type: string;
@@ -26,6 +29,8 @@ export function nodeText(tree: SyntaxTree, node: SyntaxNode): string {
 }
 
 export function childByField(node: SyntaxNode, field: string): SyntaxNode | undefined {
+  // On a parsed tree, only the child asked for is made (callee names ask this of every call).
+  if (node instanceof FlatNode) return node.owner.childByField(node.index, field);
   return node.children.find((c) => c.field === field);
 }
 
@@ -37,8 +42,41 @@ export function namedChildren(node: SyntaxNode): SyntaxNode[] {
   return node.children.filter((c) => c.named);
 }
 
+/** A skip predicate that prunes by node type: queries on parsed trees prune without making the nodes. */
+export type TypePrune = ((n: SyntaxNode) => boolean) & { readonly pruneTypes: readonly string[] };
+
+export function pruneTypes(types: readonly string[]): TypePrune {
+  const set = new Set(types);
+  return Object.assign((n: SyntaxNode) => set.has(n.type), { pruneTypes: types });
+}
+
+function pruneMask(node: FlatNode, skip: (n: SyntaxNode) => boolean): Uint8Array | undefined {
+  const types = (skip as Partial<TypePrune>).pruneTypes;
+  if (!types) return undefined;
+  const table = node.owner.table;
+  const key = `\u0000prune\u0000${types.join('\u0000')}`;
+  let m = table.masks.get(key);
+  if (!m) {
+    m = new Uint8Array(table.info.length);
+    for (const t of types) { const tm = typeMask(table, t); for (let s = 0; s < m.length; s++) m[s] |= tm[s] ?? 0; }
+    table.masks.set(key, m);
+  }
+  return m;
+}
+
 /** Depth-first, pre-order. `skip` prunes a subtree (the node itself is still visited). */
 export function walk(node: SyntaxNode, visit: (n: SyntaxNode) => void, skip?: (n: SyntaxNode) => boolean): void {
+  if (node instanceof FlatNode) {
+    // Pre-order is slot order: a pruned node's subtree is the slots up to after[j].
+    const t = node.owner;
+    const stop = t.after[node.index] ?? node.index + 1;
+    for (let j = node.index; j < stop;) {
+      const n = t.node(j);
+      visit(n);
+      j = j !== node.index && skip?.(n) ? t.after[j] ?? j + 1 : j + 1;
+    }
+    return;
+  }
   const stack: SyntaxNode[] = [node];
   while (stack.length) {
     const n = stack.pop() as SyntaxNode;
@@ -72,15 +110,11 @@ function indexRoot(root: SyntaxNode): Map<string, SyntaxNode[]> {
   return idx;
 }
 
-/**
- * Hands over an index built while the tree was copied (same content and order as indexRoot's: every
- * node but the root, by type, in document order), which saves walking each tree a second time.
- */
-export function primeTypeIndex(root: SyntaxNode, index: Map<string, SyntaxNode[]>): void {
-  rootIndex.set(root, index);
-}
-
 export function descendants(node: SyntaxNode, types: ReadonlySet<string> | string, skip?: (n: SyntaxNode) => boolean): SyntaxNode[] {
+  if (node instanceof FlatNode) {
+    const flat = flatDescendants(node, types, skip);
+    if (flat) return flat;
+  }
   if (!skip && node.parent === null) {
     const idx = indexRoot(node);
     if (typeof types === 'string') return [...(idx.get(types) ?? [])];
@@ -92,6 +126,27 @@ export function descendants(node: SyntaxNode, types: ReadonlySet<string> | strin
   const match = typeof types === 'string' ? (t: string) => t === types : (t: string) => types.has(t);
   walk(node, (n) => { if (n !== node && match(n.type)) out.push(n); }, skip);
   return out;
+}
+
+/**
+ * descendants() from a parsed tree's columns, same nodes in the same order as the generic path below
+ * (the root's index for a set of types is sorted by start, a subtree's walk is pre-order); undefined
+ * for a skip predicate that does not prune by type.
+ */
+function flatDescendants(node: FlatNode, types: ReadonlySet<string> | string, skip?: (n: SyntaxNode) => boolean): SyntaxNode[] | undefined {
+  const t = node.owner;
+  const prune = skip ? pruneMask(node, skip) : undefined;
+  if (skip && !prune) return undefined;
+  if (!skip && node.index === 0) {
+    if (typeof types === 'string') return [...t.ofType(types)];
+    const out: SyntaxNode[] = [];
+    for (const ty of types) out.push(...t.ofType(ty));
+    return out.sort((a, b) => a.start - b.start);
+  }
+  if (typeof types === 'string') return t.scan(node.index, typeMask(t.table, types), prune);
+  const mask = new Uint8Array(t.table.info.length);
+  for (const ty of types) { const tm = typeMask(t.table, ty); for (let s = 0; s < mask.length; s++) mask[s] |= tm[s] ?? 0; }
+  return t.scan(node.index, mask, prune);
 }
 
 export function ancestors(node: SyntaxNode): SyntaxNode[] {

@@ -1,5 +1,6 @@
 import type { Language as LanguageType, Tree, TreeCursor } from 'web-tree-sitter';
-import { primeTypeIndex, type SyntaxNode, type SyntaxTree } from './syntax';
+import { FlatBuilder, type LanguageTable, type TypeInfo } from './flatTree';
+import type { SyntaxTree } from './syntax';
 
 /**
  * Punctuation tokens no rule reads: leaving them out of the copy saves most of the WebAssembly calls
@@ -7,35 +8,47 @@ import { primeTypeIndex, type SyntaxNode, type SyntaxTree } from './syntax';
  */
 const DROPPED_TOKENS = new Set(['(', ')', ',', ':', '[', ']', '{', '}', '.', ';', 'def', 'class', 'return', 'import', 'from', 'as', 'if', 'then', 'fi', 'do', 'done', 'else', 'elif', 'while', 'for', 'in', 'with', 'try', 'except', 'finally', 'assert', 'pass', '$', '${', '$(', '`']);
 
-/** Shared by every leaf (about half the nodes): fewer allocations, less garbage collection. */
-const NO_CHILDREN: readonly SyntaxNode[] = Object.freeze([]);
+/** A language's table, plus the slots given to symbol ids beyond its symbol table. */
+type Table = LanguageTable & { readonly extra: Map<number, number> };
 
-/** What the copy needs to know about a node type, looked up once per type id instead of per node. */
-interface TypeInfo {
-  readonly type: string;
-  readonly named: boolean;
-  readonly dropped: boolean;
+const tables = new WeakMap<LanguageType, Table>();
+
+function table(language: LanguageType): Table {
+  let t = tables.get(language);
+  if (!t) {
+    t = { info: [], fields: language.fields, masks: new Map(), fieldIds: new Map(), extra: new Map() };
+    for (let id = 0; id < language.nodeTypeCount; id++) t.info.push(typeInfo(language, id));
+    tables.set(language, t);
+  }
+  return t;
 }
 
-const typeTables = new WeakMap<LanguageType, TypeInfo[]>();
-
+/**
+ * Same answers as the cursor's nodeType / nodeIsNamed: a node's namedness is its (alias) symbol's;
+ * an id outside the symbol table (the ERROR symbol, 65535) is named ERROR.
+ */
 function typeInfo(language: LanguageType, id: number): TypeInfo {
-  let table = typeTables.get(language);
-  if (!table) { table = []; typeTables.set(language, table); }
-  let info = table[id];
-  if (!info) {
-    // Same answers as the cursor's nodeType / nodeIsNamed: a node's namedness is its (alias) symbol's.
-    const type = language.types[id] ?? 'ERROR';
-    const named = language.nodeTypeIsNamed(id);
-    info = { type, named, dropped: !named && DROPPED_TOKENS.has(type) };
-    table[id] = info;
+  const type = language.types[id] ?? 'ERROR';
+  const named = language.nodeTypeIsNamed(id);
+  return { type, named, dropped: !named && DROPPED_TOKENS.has(type) };
+}
+
+/** The table slot of a symbol id: the id itself inside the symbol table, an appended slot beyond it. */
+function slotOf(t: Table, language: LanguageType, id: number): number {
+  if (id < language.nodeTypeCount) return id;
+  let s = t.extra.get(id);
+  if (s === undefined) {
+    s = t.info.length;
+    t.info.push(typeInfo(language, id));
+    t.extra.set(id, s);
+    t.masks.clear(); // masks are as long as the table was when made
   }
-  return info;
+  return s;
 }
 
 /** Fills a language's type table for every symbol, so that no copy asks WebAssembly for it. */
 export function primeTypeTable(language: LanguageType): void {
-  for (let id = 0; id < language.nodeTypeCount; id++) typeInfo(language, id);
+  table(language);
 }
 
 /**
@@ -88,73 +101,44 @@ function treeHandle(tree: Tree): number | undefined {
   return typeof h === 'number' && h !== 0 ? h : undefined;
 }
 
-type MutableNode = { -readonly [K in keyof SyntaxNode]: SyntaxNode[K] };
-
-/** Builds the copy; `node` records the node (and indexes it) before its children are read. */
-interface Builder {
-  readonly index: Map<string, SyntaxNode[]>;
-  node(parent: SyntaxNode | null, info: TypeInfo, start: number, end: number, fieldId: number): MutableNode;
-}
-
-function builder(fields: readonly (string | null)[]): Builder {
-  const index = new Map<string, SyntaxNode[]>();
-  return {
-    index,
-    node(parent, info, start, end, fieldId) {
-      const node: MutableNode = { type: info.type, start, end, named: info.named, field: fields[fieldId] ?? null, children: NO_CHILDREN, parent };
-      if (parent) {
-        // Pre-order, before the children: document order, as descendants() returns it.
-        const list = index.get(info.type);
-        if (list) list.push(node);
-        else index.set(info.type, [node]);
-      }
-      return node;
-    },
-  };
-}
-
 /** The walk through the transfer buffer (see CursorBinding): no JS-side cursor state at all. */
-function walkDirect(b: CursorBinding, t: number, language: LanguageType, out: Builder): SyntaxNode {
-  const build = (parent: SyntaxNode | null, info: TypeInfo): SyntaxNode => {
-    const node = out.node(parent, info, b.start(t), b.end(t), b.fieldId(t));
+function walkDirect(b: CursorBinding, t: number, language: LanguageType, tab: Table, out: FlatBuilder): void {
+  const build = (parent: number, slot: number): void => {
+    const i = out.open(parent, slot, b.start(t), b.end(t), b.fieldId(t));
     if (b.first(t) !== 0) {
-      const children: SyntaxNode[] = [];
       do {
-        const child = typeInfo(language, b.typeId(t));
-        if (child.dropped) continue;
-        children.push(build(node, child));
+        const child = slotOf(tab, language, b.typeId(t));
+        if ((tab.info[child] as TypeInfo).dropped) continue;
+        build(i, child);
       } while (b.next(t) !== 0);
       b.parent(t);
-      if (children.length) node.children = children;
     }
-    return node;
+    out.close(i);
   };
-  return build(null, typeInfo(language, b.typeId(t)));
+  build(-1, slotOf(tab, language, b.typeId(t)));
 }
 
 /** The same walk through the public TreeCursor (a web-tree-sitter without the entry points). */
-function walkPublic(c: TreeCursor, language: LanguageType, out: Builder): SyntaxNode {
-  const build = (parent: SyntaxNode | null, info: TypeInfo): SyntaxNode => {
-    const node = out.node(parent, info, c.startIndex, c.endIndex, c.currentFieldId);
+function walkPublic(c: TreeCursor, language: LanguageType, tab: Table, out: FlatBuilder): void {
+  const build = (parent: number, slot: number): void => {
+    const i = out.open(parent, slot, c.startIndex, c.endIndex, c.currentFieldId);
     if (c.gotoFirstChild()) {
-      const children: SyntaxNode[] = [];
       do {
-        const child = typeInfo(language, c.nodeTypeId);
-        if (child.dropped) continue;
-        children.push(build(node, child));
+        const child = slotOf(tab, language, c.nodeTypeId);
+        if ((tab.info[child] as TypeInfo).dropped) continue;
+        build(i, child);
       } while (c.gotoNextSibling());
       c.gotoParent();
-      if (children.length) node.children = children;
     }
-    return node;
+    out.close(i);
   };
-  return build(null, typeInfo(language, c.nodeTypeId));
+  build(-1, slotOf(tab, language, c.nodeTypeId));
 }
 
 /**
- * Copies a tree into plain objects, asking for as little as it can per node: the type id (type and
- * namedness come from a per-language table), the two offsets and the field id, and nothing but the
- * id for dropped tokens. With `binding` the cursor is read straight from the transfer buffer (see
+ * Copies a tree into typed columns (flatTree.ts), asking for as little as it can per node: the type
+ * id (type and namedness come from a per-language table), the two offsets and the field id, and
+ * nothing but the id for dropped tokens; node objects are made later, when a rule reaches them. With `binding` the cursor is read straight from the transfer buffer (see
  * CursorBinding); without it, through the public TreeCursor. Both give the same copy (tested).
  */
 export function copyTree(tree: Tree, text: string, binding?: CursorBinding): SyntaxTree {
@@ -163,11 +147,13 @@ export function copyTree(tree: Tree, text: string, binding?: CursorBinding): Syn
   const hasError = tree.rootNode.hasError;
   const handle = binding ? treeHandle(tree) : undefined;
   const cursor = tree.walk();
-  const out = builder(language.fields);
+  const tab = table(language);
+  // About one kept node per 4–5 characters of Python or Bash: most trees never grow the columns.
+  const out = new FlatBuilder(tab, (text.length >> 2) + 16);
   try {
-    const root = binding && handle !== undefined ? walkDirect(binding, handle, language, out) : walkPublic(cursor, language, out);
-    primeTypeIndex(root, out.index);
-    return { text, root, hasError };
+    if (binding && handle !== undefined) walkDirect(binding, handle, language, tab, out);
+    else walkPublic(cursor, language, tab, out);
+    return { text, root: out.finish().node(0), hasError };
   } finally {
     // The JS cursor still holds the words of its start; the buffer holds where the walk left it
     // (its stack may have been reallocated meanwhile), and that is what must be freed.

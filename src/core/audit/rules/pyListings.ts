@@ -1,6 +1,6 @@
 /** Rules on what a test compares with: directory listings, the clock, nothing of the agent's, answers in agent-writable files. */
 import { callArgs, calleeName, skipNestedScopes, stringValue, text } from '../../parse/python';
-import { childByField, descendants, walk, type SyntaxNode, type SyntaxTree } from '../../parse/syntax';
+import { childByField, descendants, type SyntaxNode, type SyntaxTree } from '../../parse/syntax';
 import type { AuditContext } from '../context';
 import type { StaticRule } from '../rule';
 import { assertExpr, asserts, fnRange, own, readByTest, testStrings, tests, writtenByTest, type TestFile } from './pyTestFiles';
@@ -100,6 +100,8 @@ export const clockTimezoneDependence: StaticRule = {
 const SUBPROCESS = /^(subprocess\.\w+|os\.system|os\.popen|run|check_output|check_call|Popen|pexpect\.spawn|pexpect\.run)$/;
 const IO = /^(open|io\.open|Path|pathlib\.Path|os\.path\.\w+|os\.\w+|shutil\.\w+|json\.load|yaml\.\w+|csv\.\w+|requests\.\w+|urllib\.request\.\w+|socket\.\w+|sqlite3\.connect|importlib\.\w+|__import__|glob\.\w+|pd\.\w+|pandas\.\w+|np\.load\w*|numpy\.load\w*|httpx\.\w+|http\.client\.\w+|psycopg2\.connect|redis\.\w+)$/;
 
+const TOUCHING_TYPES: ReadonlySet<string> = new Set(['call', 'identifier', 'string', 'attribute']);
+
 export const nonInvokingTest: StaticRule = {
   id: 'non-invoking-test', class: 'misalignment', severity: 'info',
   title: 'A test never touches anything the agent produced',
@@ -117,18 +119,18 @@ export const nonInvokingTest: StaticRule = {
       const helperNames = new Set(tf.functions.filter((f) => !f.isTest).map((f) => f.name));
       for (const fn of tf.functions.filter((f) => f.isTest)) {
         if (asserts(fn).length === 0 || fn.params.some((p) => p !== 'self')) continue;
-        let touches = false;
-        walk(fn.body, (n) => {
-          if (touches) return;
+        // Only these node types can touch anything: read from the tree's columns, not a walk of every node.
+        const touches = descendants(fn.body, TOUCHING_TYPES, skipNestedScopes).some((n) => {
           if (n.type === 'call') {
             const name = calleeName(tf.tree, n);
             const root = name.split(/[.(]/)[0] ?? '';
-            if (SUBPROCESS.test(name) || IO.test(name) || helperNames.has(name) || /\.(read_text|read_bytes|open|exists|stat|iterdir|glob)$/.test(name)) touches = true;
-            else if (imported.has(root) && !/^(re|math|json|itertools|functools|collections|string|random|statistics|decimal|fractions|typing|dataclasses|hashlib|base64)$/.test(root)) touches = true;
-          } else if (n.type === 'identifier' && moduleNames.has(text(tf.tree, n))) touches = true;
-          else if (n.type === 'string' && /^\/|\.\w{1,5}$/.test(stringValue(tf.tree, n) ?? '')) touches = true;
-          else if (n.type === 'attribute' && /^self\./.test(text(tf.tree, n))) touches = true;
-        }, skipNestedScopes);
+            if (SUBPROCESS.test(name) || IO.test(name) || helperNames.has(name) || /\.(read_text|read_bytes|open|exists|stat|iterdir|glob)$/.test(name)) return true;
+            return imported.has(root) && !/^(re|math|json|itertools|functools|collections|string|random|statistics|decimal|fractions|typing|dataclasses|hashlib|base64)$/.test(root);
+          }
+          if (n.type === 'identifier') return moduleNames.has(text(tf.tree, n));
+          if (n.type === 'string') return /^\/|\.\w{1,5}$/.test(stringValue(tf.tree, n) ?? '');
+          return /^self\./.test(text(tf.tree, n));
+        });
         if (touches) continue;
         yield { file: tf.file, range: fnRange(ctx, tf, fn), message: `${fn.name} reads no file, runs no program and imports nothing the agent wrote: it passes (or fails) whatever the agent did.` };
       }

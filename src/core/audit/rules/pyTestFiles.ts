@@ -1,6 +1,6 @@
 /** Test files of a task parsed once per audit, and the per-function helpers every Python-test rule shares. */
 import { calleeLast, calleeName, isAssertingCall, pythonFunctions, skipNestedScopes, stringLiterals, text, type PyFunction } from '../../parse/python';
-import { childByField, groupByType, type SyntaxNode, type SyntaxTree } from '../../parse/syntax';
+import { childByField, descendants, type SyntaxNode, type SyntaxTree } from '../../parse/syntax';
 import type { AuditContext } from '../context';
 import { escapeRegExp } from '../../parse/regex';
 
@@ -27,23 +27,24 @@ export function tests(ctx: AuditContext): TestFile[] {
   return t;
 }
 
-/** Nodes of one function body by type, outside nested scopes: indexed once per body, shared by every rule. */
+/**
+ * Nodes of one function body by type, outside nested scopes: each type listed once per body (on first
+ * ask, from the tree's columns: a whole-body index would make every node), shared by every rule.
+ */
 const bodyIndex = new WeakMap<SyntaxNode, Map<string, SyntaxNode[]>>();
 
-function indexOf(body: SyntaxNode): Map<string, SyntaxNode[]> {
+function ownOfType(body: SyntaxNode, type: string): SyntaxNode[] {
   let idx = bodyIndex.get(body);
-  if (!idx) {
-    idx = groupByType(body, skipNestedScopes);
-    bodyIndex.set(body, idx);
-  }
-  return idx;
+  if (!idx) { idx = new Map(); bodyIndex.set(body, idx); }
+  let list = idx.get(type);
+  if (!list) { list = descendants(body, type, skipNestedScopes); idx.set(type, list); }
+  return list;
 }
 
 export function own(fn: PyFunction, types: string | ReadonlySet<string>): SyntaxNode[] {
-  const idx = indexOf(fn.body);
-  if (typeof types === 'string') return idx.get(types) ?? [];
+  if (typeof types === 'string') return ownOfType(fn.body, types);
   const out: SyntaxNode[] = [];
-  for (const t of types) out.push(...(idx.get(t) ?? []));
+  for (const t of types) out.push(...ownOfType(fn.body, t));
   return out.sort((a, b) => a.start - b.start);
 }
 

@@ -1,5 +1,5 @@
 import { calleeName, stringValue, text } from '../../parse/python';
-import { findAncestor, type SyntaxNode, type SyntaxTree } from '../../parse/syntax';
+import { descendants, findAncestor, type SyntaxNode, type SyntaxTree } from '../../parse/syntax';
 import type { AuditContext } from '../context';
 import type { StaticRule } from '../rule';
 import { isRemoteUrl, urlHost } from './commands';
@@ -40,8 +40,9 @@ function testUrls(ctx: AuditContext): TestUrl[] {
   out = [];
   for (const tf of testFunctionsOf(ctx)) {
     const seen = new Set<string>();
-    const visit = (n: SyntaxNode): void => {
-      if (n.type === 'string' && n.parent?.type !== 'concatenated_string') {
+    // Every string of the file, in document order (from the tree's type index: no walk of every node).
+    for (const n of descendants(tf.tree.root, 'string')) {
+      if (n.parent?.type !== 'concatenated_string') {
         // f-strings: the literal head (`f"{BASE}/submit"` has none, `f"http://1.2.3.4/{x}"` does).
         const v = stringValue(tf.tree, n) ?? text(tf.tree, n).replace(/^[a-z]*["']{1,3}|["']{1,3}$/gi, '');
         const m = /^[a-z][a-z0-9+.-]*:\/\/[^\s"'{}]+/i.exec(v);
@@ -53,12 +54,10 @@ function testUrls(ctx: AuditContext): TestUrl[] {
           const direct = callNode ? calleeName(tf.tree, callNode) : undefined;
           const call = direct && HTTP_CALL.test(direct) ? direct : shellFetch(tf.tree, n);
           const grading = RAW_IP.test(host) || (call !== undefined && SENDS.test(call));
-          if (call !== undefined || RAW_IP.test(host)) out?.push({ file: tf.file, node: n, url, host, grading, ...(call ? { call } : {}) });
+          if (call !== undefined || RAW_IP.test(host)) out.push({ file: tf.file, node: n, url, host, grading, ...(call ? { call } : {}) });
         }
       }
-      for (const c of n.children) visit(c);
-    };
-    visit(tf.tree.root);
+    }
   }
   cache.set(ctx, out);
   return out;
