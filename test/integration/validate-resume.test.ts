@@ -140,4 +140,44 @@ void describe('validate --resume after kill -9 (integration)', () => {
     assert.equal(readRun(runDir).trials.length, run.trials.length, 'no check was run again (nor a snapshot taken: every snapshot check has its verdict)');
     assert.deepEqual(await runtime.listByLabel(LABEL), []);
   });
+  void it('after Ctrl-C (its snapshots removed) the resume takes the solved snapshot again for the checks still to run (integration)', async (t) => {
+    const results = path.join(work, 'runs-int');
+    const first = cliRun(['validate', 'tasks/word-frequency', '--runs', '1', '--mutants', '2', '--no-probes', '--concurrency', '2', '--results', results], work);
+    let runDir: string | undefined;
+    for (let i = 0; i < 3000; i++) {
+      const m = /results in (\S+)/.exec(first.stderr());
+      if (m) runDir = path.resolve(work, m[1] as string);
+      if (runDir && readRun(runDir).trials.some((r) => SNAPSHOT_CHECK.test(r.check ?? ''))) break;
+      await sleep(100);
+    }
+    assert.ok(runDir, first.stderr());
+    first.child.kill('SIGINT');
+    assert.equal(await first.exited, 130, first.stderr());
+    assert.match(first.stderr(), /validate --resume/);
+    const runId = path.basename(runDir);
+    const before = readRun(runDir).trials;
+    const open = new Set(before.filter((r) => SNAPSHOT_CHECK.test(r.check ?? '') && !attemptReachedOutcome(r.outcome)).map(checkOf));
+    const images = (): string => execFileSync('docker', ['images', '-q', '--filter', `label=${LABEL_RUN}=${runId}`], { encoding: 'utf8', env: process.env }).trim();
+    assert.equal(images(), '', 'Ctrl-C removed the snapshot images');
+
+    const second = cliRun(['validate', '--resume', runId, '--results', results], work);
+    assert.ok([0, 1].includes((await second.exited) ?? -1), second.stderr());
+    const run = readRun(runDir);
+    const byCheck = new Map<string, TrialRecord[]>();
+    for (const r of run.trials) byCheck.set(checkOf(r), [...(byCheck.get(checkOf(r)) ?? []), r]);
+    for (const [check, tries] of byCheck) {
+      if (check.includes(' oracle-snapshot ')) continue;
+      assert.equal(tries.filter((r) => attemptReachedOutcome(r.outcome)).length, 1, `${check}: exactly one verdict (${tries.map((r) => r.outcome).join(', ')})`);
+    }
+    for (const want of ['stale-twice #1', 'env-a #1', 'env-b #1']) assert.ok(byCheck.has(`tasks/word-frequency ${want}`), want);
+    const retaken = run.trials.filter((r) => r.check === 'oracle-snapshot');
+    const hadVerdict = new Set(before.filter((r) => attemptReachedOutcome(r.outcome)).map(checkOf));
+    const ranAfter = [...byCheck.keys()].filter((k) => SNAPSHOT_CHECK.test(k.split(' ')[1] ?? '') && !hadVerdict.has(k));
+    t.diagnostic(`figures: interrupted with ${before.length} trial(s) recorded (${open.size} snapshot check(s) cancelled); ${ranAfter.length} snapshot check(s) ran after the snapshot was taken again ${retaken.length} time(s); the resume ran ${run.trials.length - before.length} trial(s)`);
+    // A snapshot check still to run needs the solved state again: one oracle trial retakes it; none when none was left.
+    assert.deepEqual(retaken.map((r) => r.outcome), ranAfter.length ? ['passed'] : []);
+    assert.equal(readValidations(runDir)?.length, 1);
+    assert.deepEqual(await runtime.listByLabel(LABEL), [], 'no container labelled taskwright is left');
+    assert.equal(images(), '', 'the retaken snapshot is removed');
+  });
 });
