@@ -152,7 +152,7 @@ void describe('resume: taking over a killed run', () => {
 
   void it('refuses a validate run, and a run whose owner lives', async () => {
     const v = runFolder({ kind: 'validate' });
-    await assert.rejects(openForResume(new FakeRuntime(), v.dir, deadOwner()), /validate run/);
+    await assert.rejects(openForResume(new FakeRuntime(), v.dir, deadOwner()), /is a validation/);
     const live = runFolder();
     await assert.rejects(openForResume(new FakeRuntime(), live.dir, { ...deadOwner(1), alive: () => true }), /still running/);
   });
@@ -221,7 +221,7 @@ void describe('cli: run --resume, --timeout-policy, --max-infra-rate (no engine 
     const v = runFolder({ kind: 'validate' });
     let c = captureIo(tmp);
     assert.equal(await main(['run', '--resume', path.basename(v.dir), '--results', path.join(tmp, 'runs')], c.io), 2);
-    assert.match(c.err.join('\n'), /is a validate run: only `taskwright run` runs resume/);
+    assert.match(c.err.join('\n'), /is a validation \(`taskwright validate`\): resume it with `taskwright validate --resume /);
     c = captureIo(tmp);
     assert.equal(await main(['run', '--resume', 'no-such-run', '--results', path.join(tmp, 'runs')], c.io), 2);
     assert.match(c.err.join('\n'), /--resume no-such-run: no run\.json there/);

@@ -7,7 +7,7 @@ import { newRunId, readTrialsFile, RunStore, TRIALS_FILE } from '../../core/resu
 import { DEFAULT_TIMEOUT_POLICY, TIMEOUT_POLICIES, type TimeoutPolicy } from '../../core/results/timeoutPolicy';
 import type { TrialRecord } from '../../core/results/trial';
 import { taskDigests } from '../../core/results/taskDigest';
-import { ResumeError, type ResumeSession } from '../../core/sandbox/resume';
+import { ResumeError, type RunResumeSession } from '../../core/sandbox/resume';
 import { countOutcomes, TrialRunner, type TrialJob } from '../../core/sandbox/runner';
 import type { ContainerRuntime } from '../../core/sandbox/runtime';
 import type { Engines } from '../../core/sandbox/connect';
@@ -36,7 +36,7 @@ interface RunSetup {
   readonly timeoutPolicy: TimeoutPolicy;
   readonly maxInfraRate: number;
   readonly concurrency: number;
-  readonly resume?: ResumeSession;
+  readonly resume?: RunResumeSession;
 }
 
 function makeAgent(spec: string): Agent {
@@ -81,6 +81,7 @@ async function resumedRun(args: ParsedArgs, io: CliIo, runtime: ContainerRuntime
   const rel = path.relative(io.cwd, session.store.dir) || session.store.dir;
   const tidy = [
     session.removedContainers ? `removed ${session.removedContainers} container(s) it left` : '',
+    session.removedImages ? `removed ${session.removedImages} verifier-ready snapshot image(s) it left` : '',
     session.repairedBytes ? `cut a torn last line (${session.repairedBytes} bytes) off its ledger` : '',
     session.recovered ? `recorded ${session.recovered} verdict(s) it wrote to trial folders only` : '',
   ].filter(Boolean);

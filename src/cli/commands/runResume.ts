@@ -3,8 +3,9 @@ import type { Agent } from '../../core/agents/agent';
 import { AgentSpecError, createAgent } from '../../core/agents/factory';
 import { DEFAULT_MAX_INFRA_RATE } from '../../core/results/infraRate';
 import { DEFAULT_TIMEOUT_POLICY } from '../../core/results/timeoutPolicy';
+import type { RunParameters } from '../../core/results/store';
 import type { ContainerRuntime } from '../../core/sandbox/runtime';
-import { loadRunTasks, openForResume, resolveRunDir, resumableParameters, resumeJobs, type ResumeSession } from '../../core/sandbox/resume';
+import { loadRunTasks, openForResume, resolveRunDir, resumableParameters, resumeJobs, type RunResumeSession } from '../../core/sandbox/resume';
 import type { TrialJob } from '../../core/sandbox/runner';
 import { boolOpt, stringOpt, UsageError, type CliIo, type ParsedArgs } from '../command';
 import { resolveTargets } from './validate';
@@ -16,7 +17,7 @@ import { resolveTargets } from './validate';
  * `--concurrency`, `--json` and `--verbose` change only how this invocation runs and may differ.
  */
 export interface ResumedRun {
-  readonly session: ResumeSession;
+  readonly session: RunResumeSession;
   readonly agent: Agent;
   readonly jobs: readonly TrialJob[];
   /** Tasks edited since the run started, resumed because of `--allow-changed-tasks`, and their digests now. */
@@ -24,28 +25,36 @@ export interface ResumedRun {
   readonly changedDigests: Readonly<Record<string, string>>;
 }
 
-const SEMANTIC_FLAGS: readonly { readonly flag: string; readonly of: (p: ResumeSession['params']) => string | undefined }[] = [
+/** A flag that changes what a run measures, and its value in run.json. */
+export interface SemanticFlag {
+  readonly flag: string;
+  readonly of: (p: RunParameters) => string | undefined;
+  /** Compared by value: `--attempts 02` or `--max-infra-rate 0.050` say the same as run.json. */
+  readonly numeric?: boolean;
+  /** A switch (`--no-probes`): given means `true`. */
+  readonly switch?: boolean;
+}
+
+const RUN_FLAGS: readonly SemanticFlag[] = [
   { flag: 'agent', of: (p) => p.agent },
-  { flag: 'attempts', of: (p) => (p.attempts === undefined ? undefined : String(p.attempts)) },
+  { flag: 'attempts', of: (p) => (p.attempts === undefined ? undefined : String(p.attempts)), numeric: true },
   { flag: 'checkpoint', of: (p) => p.checkpoint ?? '' },
-  { flag: 'retries', of: (p) => String(p.retries) },
+  { flag: 'retries', of: (p) => String(p.retries), numeric: true },
   { flag: 'timeout-policy', of: (p) => p.timeoutPolicy ?? DEFAULT_TIMEOUT_POLICY },
-  { flag: 'max-infra-rate', of: (p) => String(p.maxInfraRate ?? DEFAULT_MAX_INFRA_RATE) },
+  { flag: 'max-infra-rate', of: (p) => String(p.maxInfraRate ?? DEFAULT_MAX_INFRA_RATE), numeric: true },
 ];
 
-function same(flag: string, given: string, recorded: string | undefined): boolean {
+function same(f: SemanticFlag, given: string, recorded: string | undefined): boolean {
   if (recorded === undefined) return false;
-  // Numbers compare by value: `--attempts 02` or `--max-infra-rate 0.050` say the same as run.json.
-  if (flag === 'attempts' || flag === 'retries' || flag === 'max-infra-rate') return Number(given) === Number(recorded);
-  return given === recorded;
+  return f.numeric ? Number(given) === Number(recorded) : given === recorded;
 }
 
 /** Refuses flags that contradict the run; the message names each one, with both values. */
-async function checkConflicts(args: ParsedArgs, io: CliIo, params: ResumeSession['params']): Promise<void> {
+export async function checkConflicts(args: ParsedArgs, io: CliIo, params: RunParameters, flags: readonly SemanticFlag[] = RUN_FLAGS): Promise<void> {
   const clashes: string[] = [];
-  for (const { flag, of } of SEMANTIC_FLAGS) {
-    const given = stringOpt(args, flag);
-    if (given !== undefined && !same(flag, given, of(params))) clashes.push(`--${flag} ${given} (the run has ${of(params) || 'none'})`);
+  for (const f of flags) {
+    const given = f.switch ? (boolOpt(args, f.flag) ? 'true' : undefined) : stringOpt(args, f.flag);
+    if (given !== undefined && !same(f, given, f.of(params))) clashes.push(`--${f.flag}${f.switch ? '' : ` ${given}`} (the run has ${f.switch ? `${f.flag} ${f.of(params)}` : f.of(params) || 'none'})`);
   }
   if (args.positionals.length) {
     const given = (await resolveTargets(args.positionals, io)).map((t) => path.resolve(io.cwd, t.path)).sort();
@@ -54,7 +63,7 @@ async function checkConflicts(args: ParsedArgs, io: CliIo, params: ResumeSession
     if (given.join('\n') !== recorded.join('\n')) clashes.push(`the task paths (the run has ${params.tasks.length} task(s): ${params.tasks.slice(0, 3).join(', ')}${params.tasks.length > 3 ? ', …' : ''})`);
   }
   if (clashes.length) {
-    throw new UsageError(`--resume ${params.id}: a resumed run keeps its own options, and these differ from its run.json: ${clashes.join('; ')}. Drop them, or start a new run.`);
+    throw new UsageError(`--resume ${params.id}: a resumed ${params.kind === 'validate' ? 'validation' : 'run'} keeps its own options, and these differ from its run.json: ${clashes.join('; ')}. Drop them, or start a new one.`);
   }
 }
 
@@ -66,7 +75,7 @@ export async function prepareResume(args: ParsedArgs, io: CliIo, runtime: Contai
   await checkConflicts(args, io, params);
   const { tasks, changed, changedDigests } = await loadRunTasks(params, io.cwd, boolOpt(args, 'allow-changed-tasks'));
   if (!(await engineReady())) return undefined;
-  let session: ResumeSession | undefined;
+  let session: RunResumeSession | undefined;
   try {
     session = await openForResume(runtime, dir);
     let agent: Agent;

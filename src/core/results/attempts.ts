@@ -47,30 +47,63 @@ export function attemptReachedOutcome(outcome: TrialOutcome): boolean {
 
 const keyOf = (task: string, attempt: number): string => `${recordTaskKey({ task })}\u0000${attempt}`;
 
-export function remainingAttempts(plan: RunPlan, records: readonly TrialRecord[]): AttemptsPlan {
+/**
+ * Where one job stands, from its recorded tries — the rule both resumes share (`run --resume` per
+ * attempt, `validate --resume` per check): done once any try reached an outcome; else to be made
+ * again, with why and the try number it continues at.
+ */
+export interface JobState {
+  /** The tries recorded for the job, by try number. */
+  readonly tries: readonly TrialRecord[];
+  /** The last try that reached an outcome; set: the job is never run again. */
+  readonly reached?: TrialRecord;
+  /** Why a job without an outcome is to be made again. */
+  readonly reason?: RemainingReason;
+  /** The try number its next trial gets (1 + the highest recorded). */
+  readonly nextTry: number;
+}
+
+const tryOf = (r: TrialRecord): number => r.try ?? 1;
+
+export function jobState(tries: readonly TrialRecord[]): JobState {
+  const sorted = [...tries].sort((a, b) => tryOf(a) - tryOf(b));
+  const nextTry = sorted.reduce((m, r) => Math.max(m, tryOf(r)), 0) + 1;
+  const reached = [...sorted].reverse().find((r) => attemptReachedOutcome(r.outcome));
+  if (reached) return { tries: sorted, reached, nextTry };
+  const last = sorted[sorted.length - 1];
+  const reason: RemainingReason = !last ? 'missing' : last.outcome === 'cancelled' ? 'cancelled' : 'infra-error';
+  return { tries: sorted, reason, nextTry };
+}
+
+/** Records grouped by a job key (a ledger read once, looked up per job). */
+export function groupTries(records: readonly TrialRecord[], key: (r: TrialRecord) => string | undefined): Map<string, TrialRecord[]> {
   const tries = new Map<string, TrialRecord[]>();
   for (const r of records) {
-    if (plan.agent !== undefined && r.agent !== plan.agent) continue;
-    const k = keyOf(r.task, r.attempt);
+    const k = key(r);
+    if (k === undefined) continue;
     const list = tries.get(k);
     if (list) list.push(r);
     else tries.set(k, [r]);
   }
+  return tries;
+}
+
+export function remainingAttempts(plan: RunPlan, records: readonly TrialRecord[]): AttemptsPlan {
+  const tries = groupTries(records, (r) => (plan.agent !== undefined && r.agent !== plan.agent ? undefined : keyOf(r.task, r.attempt)));
   const remaining: RemainingAttempt[] = [];
   const byReason: Record<RemainingReason, number> = { missing: 0, cancelled: 0, 'infra-error': 0 };
   let done = 0;
   // Attempt-major order, as a fresh run schedules them: every task's first attempt before any second.
   for (let attempt = 1; attempt <= plan.attempts; attempt++) {
     for (const task of plan.tasks) {
-      const list = tries.get(keyOf(task, attempt)) ?? [];
-      if (list.some((r) => attemptReachedOutcome(r.outcome))) {
+      const state = jobState(tries.get(keyOf(task, attempt)) ?? []);
+      if (state.reached) {
         done++;
         continue;
       }
-      const last = list.reduce<TrialRecord | undefined>((best, r) => (!best || (r.try ?? 1) >= (best.try ?? 1) ? r : best), undefined);
-      const reason: RemainingReason = !last ? 'missing' : last.outcome === 'cancelled' ? 'cancelled' : 'infra-error';
+      const reason = state.reason ?? 'missing';
       byReason[reason]++;
-      remaining.push({ task, attempt, reason, nextTry: list.reduce((m, r) => Math.max(m, r.try ?? 1), 0) + 1 });
+      remaining.push({ task, attempt, reason, nextTry: state.nextTry });
     }
   }
   return { planned: plan.attempts * plan.tasks.length, done, remaining, byReason };

@@ -33,9 +33,13 @@ export function attemptKey(r: Pick<TrialRecord, 'task' | 'agent' | 'attempt'>): 
   return `${recordTaskKey(r)}\u0000${r.agent}\u0000${r.attempt}`;
 }
 
-/** A trial id without its try suffix (`…-a1-t3` → `…-a1`): one job of a validation. */
-export function jobKey(r: Pick<TrialRecord, 'trial'>): string {
-  return r.trial.replace(/-t\d+$/, '');
+/**
+ * One job of a validation: its task, check and attempt (a resumed check's tries, numbered in another
+ * trial folder, count with the old ones); records from before `check` by their trial id without the
+ * try suffix (`…-a1-t3` → `…-a1`).
+ */
+export function jobKey(r: Pick<TrialRecord, 'trial'> & Partial<Pick<TrialRecord, 'task' | 'check' | 'attempt'>>): string {
+  return r.check !== undefined && r.task !== undefined ? `${recordTaskKey({ task: r.task })}\u0000${r.check}\u0000${r.attempt ?? 1}` : r.trial.replace(/-t\d+$/, '');
 }
 
 export function infraRate(records: readonly TrialRecord[], threshold: number, keyOf: (r: TrialRecord) => string = attemptKey): InfraRate {

@@ -33,8 +33,19 @@ export interface RunParameters {
   readonly cwd?: string;
   /** Each `run --resume` of this run: when, by which process, and how many attempts it had left. */
   readonly resumes?: readonly RunResume[];
+  /** validate: the options that decide which checks run (a resume runs the same ones). */
+  readonly validate?: ValidateSettings;
   /** Each task's folder digest when the run started (`taskDigest.ts`): a resume tells an edited task from the one measured. */
   readonly taskDigests?: Readonly<Record<string, string>>;
+}
+
+/** What `taskwright validate` checks besides nop and oracle, as run.json records it. */
+export interface ValidateSettings {
+  readonly probes: boolean;
+  readonly onlyProbes?: readonly string[];
+  readonly mutants: number;
+  readonly behaviour: boolean;
+  readonly seed: number;
 }
 
 export interface RunResume {

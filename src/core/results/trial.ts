@@ -67,6 +67,12 @@ export interface TrialRecord {
   readonly agent: string;
   readonly model?: string;
   readonly checkpoint?: string;
+  /**
+   * validate: which check this trial is (the job's label: `nop`, `oracle`, `probe-conftest`,
+   * `mutant-3`, `env-a`, …). With the task and the attempt it names the check a resume matches, so a
+   * check that reached a verdict is never run again.
+   */
+  readonly check?: string;
   /** 1-based attempt number of this task in the run (infra retries keep the same attempt number). */
   readonly attempt: number;
   /** Which try of this attempt (1 + number of infra retries before it). */

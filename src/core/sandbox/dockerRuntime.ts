@@ -9,7 +9,7 @@ import { OutputBuffer } from './outputBuffer';
 import { environmentDockerOptions } from './engines';
 import { transportProblem } from './transportErrors';
 import { copyImage } from './imageTransfer';
-import { dockerCommit, dockerDiff, dockerRemoveImage, type FileChange, type SnapshotRuntime } from './snapshot';
+import { dockerCommit, dockerDiff, dockerImagesByLabel, dockerRemoveImage, type FileChange, type SnapshotRuntime } from './snapshot';
 
 function message(e: unknown): string {
   return e instanceof Error ? e.message : String(e);
@@ -392,6 +392,7 @@ export class DockerodeRuntime implements ContainerRuntime, SnapshotRuntime {
   diff(containerId: string): Promise<FileChange[]> { return dockerDiff(this.docker, containerId); }
   commit(containerId: string, labels: Readonly<Record<string, string>>): Promise<string> { return dockerCommit(this.docker, containerId, labels); }
   removeImage(ref: string): Promise<void> { return dockerRemoveImage(this.docker, ref); }
+  imagesByLabel(labels: readonly string[]): Promise<string[]> { return dockerImagesByLabel(this.docker, labels); }
 
   /** Copies an image from this engine to another (`docker save | docker load`, streamed; see ./imageTransfer). */
   copyImageTo(target: DockerodeRuntime, ref: string, signal?: AbortSignal): Promise<void> {

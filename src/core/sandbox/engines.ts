@@ -3,6 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { utils, type ParsedKey } from 'ssh2';
 import { SshDockerAgent, type SshKey, type SshTarget } from './sshTransport';
+import { resolveSshConfig, SshConfigError, type SshHostConfig } from './sshConfig';
 
 /**
  * Docker engine addresses as users write them (`--engine`, `taskwright.sandbox.engines`), turned
@@ -70,10 +71,10 @@ function namedKey(endpoint: string, file: string, env: NodeJS.ProcessEnv): SshKe
   return { file: f, key };
 }
 
-function defaultKeys(env: NodeJS.ProcessEnv): SshKey[] {
+/** The readable, unencrypted keys among `files` (default: ~/.ssh/id_ed25519, id_ecdsa, id_rsa). */
+function defaultKeys(env: NodeJS.ProcessEnv, files: readonly string[] = DEFAULT_IDENTITIES.map((n) => path.join(homeOf(env), '.ssh', n))): SshKey[] {
   const out: SshKey[] = [];
-  for (const name of DEFAULT_IDENTITIES) {
-    const f = path.join(homeOf(env), '.ssh', name);
+  for (const f of files) {
     let text: Buffer;
     try { text = fs.readFileSync(f); } catch { continue; }
     // One with a passphrase is left to the agent, as `ssh` in batch mode would.
@@ -81,6 +82,18 @@ function defaultKeys(env: NodeJS.ProcessEnv): SshKey[] {
     if (!(key instanceof Error) && key.getPrivatePEM() !== null) out.push({ file: f, key });
   }
   return out;
+}
+
+function sshConfigOf(raw: string, alias: string, home: string, env: NodeJS.ProcessEnv): SshHostConfig {
+  const file = path.join(home, '.ssh', 'config');
+  let text: string;
+  try { text = fs.readFileSync(file, 'utf8'); } catch { return { identityFiles: [] }; }
+  try {
+    return resolveSshConfig(text, alias, { home, localUser: env.USER || os.userInfo().username }, file);
+  } catch (e) {
+    if (e instanceof SshConfigError) throw new EngineAddressError(`${raw}: ${e.message}`);
+    throw e;
+  }
 }
 
 /** Seconds for the SSH handshake and login (`TASKWRIGHT_SSH_TIMEOUT_SEC`, default 20, as ssh2's own). */
@@ -156,14 +169,18 @@ export function parseEngineAddress(text: string, env: NodeJS.ProcessEnv = proces
     return { endpoint, ...(slots ? { slots } : {}), ...(tls ? { certDir: certDirOf(env) } : {}), modem: { ...NONE, host: url.hostname, port, protocol: tls ? 'https' : 'http', ...certs } };
   }
   if (scheme === 'ssh') {
-    const port = url.port || '22';
-    const username = decodeURIComponent(url.username) || env.USER || 'root';
+    const home = homeOf(env);
+    const alias = url.hostname.replace(/^\[(.*)\]$/, '$1');
+    // ~/.ssh/config's Host blocks, as `ssh alias` would read them; the address's own user, port and ?key= win.
+    const cfg = sshConfigOf(raw, alias, home, env);
+    if (cfg.proxy) throw new EngineAddressError(`${raw}: ${path.join(home, '.ssh', 'config')} sets ${cfg.proxy} for ${alias}; Taskwright's SSH transport does not go through jump hosts or proxy commands: give an engine address it reaches directly, or forward a local port to the engine (ssh -L) and use tcp://`);
+    const port = url.port || String(cfg.port ?? 22);
+    const username = decodeURIComponent(url.username) || cfg.user || env.USER || 'root';
     const endpoint = `ssh://${username}@${url.hostname}${url.port ? `:${url.port}` : ''}`;
     const key = keyFile ? namedKey(endpoint, keyFile, env) : undefined;
-    const home = homeOf(env);
     const ssh: SshTarget = {
-      endpoint, host: url.hostname.replace(/^\[(.*)\]$/, '$1'), port: Number(port), username,
-      agent: env.SSH_AUTH_SOCK || undefined, key, defaultKeys: key ? [] : defaultKeys(env),
+      endpoint, host: cfg.hostName ?? alias, port: Number(port), username,
+      agent: env.SSH_AUTH_SOCK || undefined, key, defaultKeys: key ? [] : defaultKeys(env, cfg.identityFiles.length ? cfg.identityFiles : undefined),
       knownHosts: [path.join(home, '.ssh', 'known_hosts'), '/etc/ssh/ssh_known_hosts'], readyTimeoutMs: sshTimeoutMs(env),
     };
     // Plain HTTP whose connections the runtime opens as SSH sessions (docker-modem's own ssh transport

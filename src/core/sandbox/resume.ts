@@ -11,7 +11,10 @@ import { changedTasks, taskDigest } from '../results/taskDigest';
 import { leaseOwner, leaseState, RunLease, type LeaseState } from './lease';
 import { pidAlive } from './reaper';
 import type { TrialJob } from './runner';
+import type { TrialRecord } from '../results/trial';
 import { LABEL, LABEL_RUN, type ContainerRuntime } from './runtime';
+import { LABEL_READY } from './readySnapshots';
+import { hasSnapshots } from './snapshot';
 
 /**
  * Reopening a run to make the attempts it is missing (`taskwright run --resume`). A run is only
@@ -58,18 +61,27 @@ export function resolveRunDir(run: string, resultsDir: string, cwd: string): str
   throw new ResumeError(`--resume ${run}: no run.json there, nor a run of that id in ${resultsDir}`);
 }
 
+/** A run taken over for a resume, whatever its kind: its store reopened, what its dead owner left tidied. */
 export interface ResumeSession {
   readonly store: RunStore;
   readonly params: RunParameters;
-  readonly plan: AttemptsPlan;
+  /** The whole ledger, the recovered verdicts included. */
+  readonly ledger: readonly TrialRecord[];
   /** Verdicts the dead owner left in trial folders, appended to the ledger now. */
   readonly recovered: number;
   /** Bytes of a torn last ledger line cut off. */
   readonly repairedBytes: number;
   /** Containers the dead owner left, removed. */
   readonly removedContainers: number;
+  /** Verifier-ready snapshot images the dead owner left, removed. */
+  readonly removedImages: number;
   /** Ends the take-over: the lock and the lease go. */
   release(): void;
+}
+
+/** A `run` taken over: the attempts it still owes. */
+export interface RunResumeSession extends ResumeSession {
+  readonly plan: AttemptsPlan;
 }
 
 const LOCK_FILE = 'resume.lock';
@@ -91,21 +103,39 @@ function lock(dir: string, deps: OwnerDeps): () => void {
   throw new ResumeError(`could not take ${file}`);
 }
 
-/** A run's run.json, checked to be a run that can resume (a `run`, with its agent and attempts). */
-export function resumableParameters(runDir: string): RunParameters {
+/**
+ * A run's run.json, checked to be a run of `kind` that can resume: a `run` with its agent and
+ * attempts, or a `validate` that recorded which checks it runs.
+ */
+export function resumableParameters(runDir: string, kind: RunParameters['kind'] = 'run'): RunParameters {
   let params: RunParameters;
   try {
     params = JSON.parse(fs.readFileSync(path.join(runDir, RUN_FILE), 'utf8').replace(/^\uFEFF/, '')) as RunParameters;
   } catch (e) {
     throw new ResumeError(`${path.join(runDir, RUN_FILE)}: cannot be read (${e instanceof Error ? e.message : String(e)})`);
   }
-  if (params.kind !== 'run') throw new ResumeError(`${params.id} is a ${params.kind} run: only \`taskwright run\` runs resume (validate the tasks again)`);
-  if (!params.agent || !params.attempts || !Array.isArray(params.tasks)) throw new ResumeError(`${params.id}: run.json names no agent, attempts or tasks; it cannot be resumed`);
+  if (params.kind !== kind) throw new ResumeError(`${params.id} is a ${params.kind === 'validate' ? 'validation' : 'rollout'} (\`taskwright ${params.kind}\`): resume it with \`taskwright ${params.kind} --resume ${params.id}\``);
+  if (kind === 'run' && (!params.agent || !params.attempts || !Array.isArray(params.tasks))) throw new ResumeError(`${params.id}: run.json names no agent, attempts or tasks; it cannot be resumed`);
+  if (kind === 'validate' && (!params.validate || !params.attempts || !Array.isArray(params.tasks))) {
+    throw new ResumeError(`${params.id}: run.json does not record which checks the validation runs (written before validations resumed, or by generate/fix); validate the tasks again`);
+  }
   return params;
 }
 
-export async function openForResume(runtime: ContainerRuntime, runDir: string, deps: OwnerDeps = defaultDeps()): Promise<ResumeSession> {
-  const params = resumableParameters(runDir);
+/** Takes over a `run` and plans the attempts it still owes. */
+export async function openForResume(runtime: ContainerRuntime, runDir: string, deps: OwnerDeps = defaultDeps()): Promise<RunResumeSession> {
+  const session = await openLedger(runtime, runDir, 'run', deps);
+  const { params, ledger } = session;
+  return { ...session, plan: remainingAttempts({ tasks: params.tasks, attempts: params.attempts ?? 1, ...(params.agent ? { agent: params.agent } : {}) }, ledger) };
+}
+
+/**
+ * Takes over a run of `kind` once its owner is gone: lock, lease, its containers removed, its store
+ * reopened (a torn line cut) and the verdicts left in trial folders appended. What is still to do
+ * is the caller's to plan from `ledger` (`remainingAttempts`, or validate's `ValidationLedger`).
+ */
+export async function openLedger(runtime: ContainerRuntime, runDir: string, kind: RunParameters['kind'], deps: OwnerDeps = defaultDeps()): Promise<ResumeSession> {
+  const params = resumableParameters(runDir, kind);
   const live = runOwnerLive(params, deps);
   if (live) throw new ResumeError(`${params.id} is still running (${live}); stop it first, or wait for it to end`);
   const unlock = lock(runDir, deps);
@@ -119,13 +149,15 @@ export async function openForResume(runtime: ContainerRuntime, runDir: string, d
       await runtime.remove(c.id);
       removedContainers++;
     }
+    // Its verifier-ready snapshots (a cache a new process makes again; a validation's solved-state
+    // snapshots are that validation's to reuse, see validate/ledger.ts).
+    const removedImages = await removeReadySnapshots(runtime, params.id);
     const store = RunStore.open(runDir);
     const ledger = readTrialsFile(path.join(runDir, TRIALS_FILE)).trials;
     const missing = unrecordedTrials(runDir, ledger);
     for (const r of missing) store.append(r);
-    const plan = remainingAttempts({ tasks: params.tasks, attempts: params.attempts ?? 1, ...(params.agent ? { agent: params.agent } : {}) }, [...ledger, ...missing]);
     return {
-      store, params, plan, recovered: missing.length, repairedBytes: store.repaired, removedContainers,
+      store, params, ledger: [...ledger, ...missing], recovered: missing.length, removedImages, repairedBytes: store.repaired, removedContainers,
       release: () => { lease.release(); unlock(); },
     };
   } catch (e) {
@@ -133,6 +165,15 @@ export async function openForResume(runtime: ContainerRuntime, runDir: string, d
     unlock();
     throw e;
   }
+}
+
+async function removeReadySnapshots(runtime: ContainerRuntime, runId: string): Promise<number> {
+  if (!hasSnapshots(runtime) || !runtime.imagesByLabel) return 0;
+  let n = 0;
+  for (const id of await runtime.imagesByLabel([`${LABEL_RUN}=${runId}`, `${LABEL_READY}=1`]).catch(() => [] as string[])) {
+    if (await runtime.removeImage(id).then(() => true, () => false)) n++;
+  }
+  return n;
 }
 
 /** A run's tasks as loaded for a resume, and those edited since the run started. */

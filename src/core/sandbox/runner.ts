@@ -22,7 +22,7 @@ export interface TrialJob {
   readonly taskPath: string;
   readonly agent: Agent;
   readonly attempt: number;
-  /** Short label used in the trial id (e.g. `oracle`, `nop`, `probe-conftest`). */
+  /** Short label used in the trial id (e.g. `oracle`, `nop`, `probe-conftest`) and recorded as its `check`. */
   readonly label?: string;
   readonly beforeVerifier?: BeforeVerifierHook;
   /** The trial's container will be diffed or committed by its hook (see `ContainerSpec.snapshotBaseline`). */
@@ -174,7 +174,7 @@ export class TrialRunner {
         const logDir = this.store.trialDir(trialId);
         result = await runTrial({ runtime: this.deps.runtime, images: this.images, ...(opts.deferRemoval && this.ready ? { ready: this.ready } : {}) }, {
           task: job.task, taskPath: job.taskPath, agent: job.agent, runId: this.store.id, trialId,
-          attempt: job.attempt, try: t, checkpoint: opts.checkpoint, logDir, timeoutPolicy: opts.timeoutPolicy,
+          attempt: job.attempt, try: t, ...(job.label ? { check: job.label } : {}), checkpoint: opts.checkpoint, logDir, timeoutPolicy: opts.timeoutPolicy,
           logsRel: path.relative(this.store.dir, logDir).split(path.sep).join('/'),
           beforeVerifier: job.beforeVerifier, ...(job.snapshotted ? { snapshotted: true } : {}), onOutput: lines?.write, onLine: lines?.line, signal,
           record: (r) => { saved = this.save(r); }, leased: true,

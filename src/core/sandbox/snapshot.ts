@@ -31,6 +31,12 @@ export interface SnapshotRuntime {
   /** Removes an image; one already gone is not an error. */
   removeImage(ref: string): Promise<void>;
   /**
+   * The images committed with every one of `labels` (`key=value`): a resume removes the
+   * verifier-ready snapshots a killed owner left, which no one else would. Absent: a backend whose
+   * snapshots do not outlive the process (Kubernetes keeps them in memory).
+   */
+  imagesByLabel?(labels: readonly string[]): Promise<string[]>;
+  /**
    * `copy`: a container started from a snapshot receives its files by a copy (Kubernetes), so a
    * snapshot saves no work over the calls it replaces — only checks that need the state use it.
    * Absent: the engine starts it from a layer at no cost (Docker).
@@ -41,6 +47,14 @@ export interface SnapshotRuntime {
 export function hasSnapshots(r: ContainerRuntime): r is ContainerRuntime & SnapshotRuntime {
   const s = r as Partial<SnapshotRuntime>;
   return typeof s.diff === 'function' && typeof s.commit === 'function' && typeof s.removeImage === 'function';
+}
+
+export async function dockerImagesByLabel(docker: Docker, labels: readonly string[]): Promise<string[]> {
+  try {
+    return (await docker.listImages({ filters: JSON.stringify({ label: labels }) })).map((i) => i.Id);
+  } catch (e) {
+    throw new InfraError('other', `list of images labelled ${labels.join(', ')}: ${msg(e)}`);
+  }
 }
 
 const KINDS: readonly FileChange['kind'][] = ['changed', 'added', 'deleted'];

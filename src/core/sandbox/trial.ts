@@ -353,6 +353,7 @@ export async function runTrial(ctx: TrialContext, req: TrialRequest): Promise<Tr
       agent: req.agent.spec,
       ...(req.agent.model ? { model: req.agent.model } : {}),
       ...(req.checkpoint ? { checkpoint: req.checkpoint } : {}),
+      ...(req.check ? { check: req.check } : {}),
       attempt: req.attempt,
       try: req.try,
       outcome: c.outcome,

@@ -20,6 +20,8 @@ export interface TrialRequest {
   readonly trialId: string;
   readonly attempt: number;
   readonly try: number;
+  /** The validation check this trial is (kept in the record; see `TrialRecord.check`). */
+  readonly check?: string;
   readonly checkpoint?: string;
   /** Absolute folder for this trial's logs, and the same relative to the run folder. */
   readonly logDir: string;

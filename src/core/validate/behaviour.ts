@@ -8,6 +8,7 @@ import type { SnapshotImages } from './snapshotImages';
 import { runVerifierOnce, type SolvedState } from './solved';
 import { VARIATIONS, variationEnv, type Variation } from './variations';
 import { verifierMentions } from './verifierText';
+import { writeFirstRun } from './ledger';
 
 /**
  * Behavioural checks started from the solved snapshot: output mutants, the verifier run twice,
@@ -91,7 +92,11 @@ export function behaviourJobs(runtime: ContainerRuntime, images: SnapshotImages,
   const plain = (): Task => images.variant(task, solved.image);
   if (opts.stale) {
     const job: BehaviourJob = { kind: 'stale', label: 'stale-twice', task: plain(), agent: new HookAgent('check:stale') };
-    job.hook = async (s) => { job.firstRun = await runVerifierOnce(runtime, s); };
+    job.hook = async (s) => {
+      job.firstRun = await runVerifierOnce(runtime, s);
+      // Kept with the trial: a resumed validation judges this check without running it again.
+      writeFirstRun(s.logDir, job.firstRun);
+    };
     jobs.push(job);
   }
   if (opts.mutants > 0) {

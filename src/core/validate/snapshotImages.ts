@@ -8,7 +8,7 @@ import type { ContainerRuntime } from '../sandbox/runtime';
  * or reused as usual.
  */
 export class SnapshotImages extends ImageCache {
-  private readonly variants = new Map<Task, { readonly base: Task; readonly image: string; readonly env: Readonly<Record<string, string>> }>();
+  private readonly variants = new Map<Task, { readonly base: Task; image: string; readonly env: Readonly<Record<string, string>> }>();
 
   constructor(runtime: ContainerRuntime) {
     super(runtime);
@@ -19,6 +19,14 @@ export class SnapshotImages extends ImageCache {
     const t: Task = cpus === undefined ? { ...base } : { ...base, environment: { ...base.environment, cpus } };
     this.variants.set(t, { base, image, env });
     return t;
+  }
+
+  /**
+   * Points every variant on `from` to `to`: a resumed validation plans its snapshot checks from the
+   * solved state it recorded, and when that image is gone, runs them on a snapshot taken again.
+   */
+  rebase(from: string, to: string): void {
+    for (const v of this.variants.values()) if (v.image === from) v.image = to;
   }
 
   override async ensure(task: Task, opts: EnsureImageOptions = {}): Promise<TaskImage> {

@@ -9,6 +9,7 @@ import type { SnapshotRuntime } from '../sandbox/snapshot';
 import { entriesFromDir, entryFromFile, packTar, type TarEntry } from '../sandbox/tar';
 import { CappedBytes, readTarStream, type TarFileSink } from '../sandbox/tarReader';
 import { escapeRegExp } from '../parse/regex';
+import { writeSolved } from './ledger';
 
 /** One file the reference solution wrote (from the container's diff against its image). */
 export interface OutputFile {
@@ -102,10 +103,15 @@ export function snapshotHook(runtime: ContainerRuntime & SnapshotRuntime, labels
       const [loc = '', site = ''] = probe.stdout.split('@@');
       const image = await runtime.commit(session.containerId, labels, { dir });
       session.log(`[snapshot of the solved state: ${outputs.length} output file(s): ${outputs.map((o) => o.path).join(', ') || 'none'}]`);
-      done({ image, outputs, locales: loc.split('\n').map((l) => l.trim().toLowerCase()).filter(Boolean), ...(site.trim() ? { pythonSite: site.trim() } : {}) });
+      const state: SolvedState = { image, outputs, locales: loc.split('\n').map((l) => l.trim().toLowerCase()).filter(Boolean), ...(site.trim() ? { pythonSite: site.trim() } : {}) };
+      // Beside the trial's record: a resumed validation plans the snapshot checks from it (without
+      // it, a resume takes the snapshot again).
+      try { writeSolved(session.logDir, state); } catch (e) { session.log(`[solved state not saved: ${e instanceof Error ? e.message : String(e)}]`); }
+      done(state);
     } catch (e) {
       const why = `the solved state could not be snapshotted: ${e instanceof Error ? e.message : String(e)}`;
       session.log(`[${why}]`);
+      try { writeSolved(session.logDir, why); } catch { /* the reason is in the log already */ }
       done(why);
     }
   };

@@ -17,6 +17,7 @@ import { plantHook, REWARD_PROBES, type RewardProbe } from './probes';
 import { SnapshotImages } from './snapshotImages';
 import { snapshotHook, type SolvedState } from './solved';
 import type { TaskValidation } from './types';
+import { readFirstRun, readSolved, recordedSnapshots, ValidationLedger } from './ledger';
 
 export interface ValidateTarget {
   readonly task: Task;
@@ -40,6 +41,11 @@ export interface ValidateOptions {
   /** Seed of the random test order. */
   readonly seed?: number;
   readonly signal?: AbortSignal;
+  /**
+   * The run's ledger when it is resumed (`validate --resume`): a check that reached a verdict there is
+   * taken from it and never run again; one missing, cancelled or lost to infra runs again.
+   */
+  readonly prior?: readonly TrialRecord[];
   readonly onOutput?: (text: string) => void;
   /** Progress: a task's phase or a finished trial. */
   readonly onProgress?: (message: string, done: number, total: number) => void;
@@ -52,6 +58,8 @@ interface Planned {
   readonly kind: string;
   readonly job: TrialJob;
   readonly behaviour?: BehaviourJob;
+  /** Resumed: the tries the ledger already holds for this job (infra errors, cancellations). */
+  readonly prior?: readonly TrialRecord[];
 }
 
 function readCapped(file: string, max = 1 << 20): string {
@@ -112,11 +120,46 @@ export async function validateTasks(runtime: ContainerRuntime, store: RunStore, 
 
   const solved = new Map<ValidateTarget, SolvedState | string>();
   const snapImages: string[] = [];
+  const ledger = new ValidationLedger(opts.prior);
+  // Resumed: tasks whose recorded solved state has no image any more (removed at the end of the
+  // interrupted run, or never known): their snapshot checks still to run wait for a snapshot taken again.
+  const stale = new Set<ValidateTarget>();
+  const waiting = new Map<ValidateTarget, Planned[]>();
+  if (opts.prior && snapshots) {
+    for (const target of targets) {
+      const first = ledger.state(target.path, 'oracle', 1).reached;
+      if (!first) continue;
+      // A string: the snapshot failed in that run, and that stands as its finding.
+      const s = readSolved(path.join(store.dir, first.logs));
+      if (s !== undefined) solved.set(target, s);
+      const onEngine = typeof s === 'object' && (await runtime.imageExists(s.image).catch(() => false));
+      // Found on the engine (a killed run leaves it): used, then removed with this run's.
+      if (onEngine) snapImages.push(s.image);
+      else if (first.outcome === 'passed' && typeof s !== 'string') stale.add(target);
+    }
+    // Snapshots of trials the kill left unrecorded (an oracle killed after its commit) go too.
+    for (const img of recordedSnapshots(store.dir)) if (!snapImages.includes(img)) snapImages.push(img);
+  }
   // Jobs in the order they were queued, and each job's tries: the analysis reads them per task.
   const planned: Planned[] = [];
   const results: TrialRecord[][] = [];
   const probeJob = (target: ValidateTarget, p: RewardProbe): Planned => ({
     target, kind: `probe:${p.name}`, job: { task: target.task, taskPath: target.path, agent: new HookAgent(`probe:${p.name}`), attempt: 1, label: `probe-${p.name}`, beforeVerifier: plantHook(p) },
+  });
+
+  const snapshotLabels = (target: ValidateTarget): Readonly<Record<string, string>> => ({ [LABEL]: '1', [LABEL_RUN]: store.id, [LABEL_TASK]: target.task.id });
+  /** Resumed: an oracle trial that only takes the solved snapshot again (its verdict is no check's). */
+  const retaken = new Map<ValidateTarget, SolvedState | string>();
+  const snapshotJob = (target: ValidateTarget): Planned => ({
+    target, kind: 'snapshot',
+    job: {
+      task: target.task, taskPath: target.path, agent: new OracleAgent(), attempt: 1, label: 'oracle-snapshot', snapshotted: true,
+      firstTry: ledger.state(target.path, 'oracle-snapshot', 1).nextTry,
+      beforeVerifier: snapshotHook(snapshots as NonNullable<typeof snapshots>, snapshotLabels(target), path.join(store.dir, 'snapshots'), (s) => {
+        retaken.set(target, s);
+        if (typeof s !== 'string') snapImages.push(s.image);
+      }),
+    },
   });
 
   /** The snapshot's checks, queued as soon as the first oracle run ends (when it passed: else it is no reference). */
@@ -153,7 +196,7 @@ export async function validateTasks(runtime: ContainerRuntime, store: RunStore, 
       for (let i = 1; i <= opts.runs; i++) first.push({ target, kind: 'nop', job: { task: target.task, taskPath: target.path, agent: new NopAgent(), attempt: i, label: 'nop' } });
       for (let i = 1; i <= opts.runs; i++) {
         const hook = i === 1 && snapshots && target.task.solution.file
-          ? snapshotHook(snapshots, { [LABEL]: '1', [LABEL_RUN]: store.id, [LABEL_TASK]: target.task.id }, path.join(store.dir, 'snapshots'), (s) => {
+          ? snapshotHook(snapshots, snapshotLabels(target), path.join(store.dir, 'snapshots'), (s) => {
             solved.set(target, s);
             if (typeof s !== 'string') snapImages.push(s.image);
           })
@@ -165,12 +208,11 @@ export async function validateTasks(runtime: ContainerRuntime, store: RunStore, 
     // The snapshotting oracle runs first (its checks follow it); then tasks interleave so a slow task
     // does not hold the whole budget at the end.
     const rank = (p: Planned): number => (p.kind === 'oracle' && p.job.attempt === 1 ? 0 : p.job.attempt);
-    first.sort((a, b) => rank(a) - rank(b));
     done += (targets.length - new Set(first.map((j) => j.target.task.dir)).size) * (opts.runs * 2);
 
     // One work queue for every phase, within the concurrency budget: a task's snapshot checks start
     // while other trials still run, instead of after a barrier.
-    const queue = [...first];
+    const queue: Planned[] = [];
     const runOpts = {
       // A trial's container is removed off its path once its verdict is saved (settled below).
       concurrency: 1, retries: opts.retries, retryBaseMs: opts.retryBaseMs, signal: opts.signal, onOutput: opts.onOutput, deferRemoval: true,
@@ -179,6 +221,62 @@ export async function validateTasks(runtime: ContainerRuntime, store: RunStore, 
         opts.onProgress?.(`${r.record.taskId ?? r.record.task}: ${r.record.agent} ${r.record.trial} → ${r.record.outcome}`, done, total);
       },
     };
+    /** What a finished job (run now, or taken from the ledger) makes next. */
+    const followUps = (p: Planned, rec: TrialRecord | undefined): Planned[] => [...(p.kind === 'oracle' && p.job.attempt === 1 ? afterSnapshot(p.target, rec) : []), ...bisect(p, rec)];
+    /** A job with a verdict in the ledger is kept as it is; any other is queued, its tries numbered on. */
+    const enqueue = (p: Planned): void => {
+      const state = ledger.state(p.target.path, p.job.label ?? p.kind, p.job.attempt);
+      if (state.reached) {
+        if (p.behaviour?.kind === 'stale') p.behaviour.firstRun = readFirstRun(path.join(store.dir, state.reached.logs));
+        results[planned.push(p) - 1] = [...state.tries];
+        done++;
+        opts.onProgress?.(`${p.target.task.id}: ${p.job.label ?? p.kind} kept from the ledger (${state.reached.outcome})`, done, total);
+        more(followUps(p, state.reached));
+        return;
+      }
+      const q: Planned = state.tries.length ? { ...p, job: { ...p.job, firstTry: state.nextTry }, prior: state.tries } : p;
+      if (p.behaviour && stale.has(p.target)) {
+        const w = waiting.get(p.target);
+        if (w) { w.push(q); return; }
+        waiting.set(p.target, [q]);
+        total++;
+        queue.unshift(snapshotJob(p.target));
+        return;
+      }
+      queue.push(q);
+    };
+    const more = (ps: readonly Planned[]): void => {
+      total += ps.length;
+      for (const p of ps) enqueue(p);
+    };
+    /** The snapshot taken again: the waiting checks run on it (or, with no solved state recorded, the snapshot's checks are planned from it). */
+    const retook = (p: Planned, rec: TrialRecord | undefined): void => {
+      const old = solved.get(p.target);
+      const now = retaken.get(p.target);
+      stale.delete(p.target);
+      const w = waiting.get(p.target) ?? [];
+      waiting.delete(p.target);
+      if (typeof old !== 'object') {
+        solved.set(p.target, now ?? 'the solved state could not be snapshotted again');
+        more(afterSnapshot(p.target, rec));
+        return;
+      }
+      // Not retaken: the waiting checks get no verdict (an error, run again by the next resume).
+      if (rec?.outcome !== 'passed' || typeof now !== 'object') return;
+      images.rebase(old.image, now.image);
+      solved.set(p.target, { ...old, image: now.image });
+      queue.push(...w);
+    };
+    const sorted = [...first].sort((a, b) => rank(a) - rank(b));
+    for (const p of sorted) {
+      // A task with no solved state recorded takes it again before its first-oracle follow-ups.
+      if (p.kind === 'oracle' && p.job.attempt === 1 && stale.has(p.target) && solved.get(p.target) === undefined) {
+        waiting.set(p.target, []);
+        total++;
+        queue.unshift(snapshotJob(p.target));
+      }
+      enqueue(p);
+    }
     await new Promise<void>((resolve) => {
       let running = 0;
       const pump = (): void => {
@@ -187,11 +285,10 @@ export async function validateTasks(runtime: ContainerRuntime, store: RunStore, 
           const at = planned.push(p) - 1;
           running++;
           void runner.runJob(p.job, runOpts).then((rs) => rs.map((r) => r.record), () => [] as TrialRecord[]).then((recs) => {
-            results[at] = recs;
+            results[at] = [...(p.prior ?? []), ...recs];
             const rec = recs[recs.length - 1];
-            const more = [...(p.kind === 'oracle' && p.job.attempt === 1 ? afterSnapshot(p.target, rec) : []), ...bisect(p, rec)];
-            total += more.length;
-            queue.push(...more);
+            if (p.kind === 'snapshot') retook(p, rec);
+            else more(followUps(p, rec));
             running--;
             pump();
           });

@@ -6,6 +6,9 @@ import { defaultResultsDir, listRuns, readRun, readTrialsFile, TRIALS_FILE } fro
 import type { TrialRecord } from '../../core/results/trial';
 import { enginesFromSettings, reportEngines } from '../sandbox/engines';
 import { loadRunTasks, openForResume, resumableParameters, resumeJobs } from '../../core/sandbox/resume';
+import { readValidations } from '../../core/results/validations';
+import { checksWithoutVerdict } from '../../core/validate/resume';
+import type { TaskValidation } from '../../core/validate/types';
 import { countOutcomes, TrialRunner } from '../../core/sandbox/runner';
 import type { CommandSpec } from '../commands/command';
 import { sandboxOf } from '../sandbox/sandboxService';
@@ -29,6 +32,14 @@ function resumableRuns(): { label: string; description: string; detail: string; 
     for (const dir of listRuns(defaultResultsDir(folder.uri.fsPath))) {
       const run = readRun(dir);
       const p = run.params;
+      // A validation owes checks until its verdicts are written (validation.json).
+      if (p?.kind === 'validate' && p.validate && p.attempts && Array.isArray(p.tasks) && readValidations(dir) === undefined) {
+        out.push({
+          label: p.id, dir, description: `validation · ${checksWithoutVerdict(p, run.trials)} nop/oracle check(s) to run`,
+          detail: `${p.tasks.length} task(s) × ${p.attempts} run(s); ${p.finishedAt ? 'ended' : 'interrupted'} before its verdicts`,
+        });
+        continue;
+      }
       if (p?.kind !== 'run' || !p.agent || !p.attempts || !Array.isArray(p.tasks)) continue;
       const plan = remainingAttempts({ tasks: p.tasks, attempts: p.attempts, agent: p.agent }, run.trials);
       if (!plan.remaining.length) continue;
@@ -45,12 +56,13 @@ function resumableRuns(): { label: string; description: string; detail: string; 
 /**
  * Taskwright: Resume Run… — the CLI's `run --resume` in the editor: only the attempts a run still
  * owes (missing, cancelled, lost to infra), with the run's own options from its run.json, with
- * progress and cancel; the band refreshes when it ends.
+ * progress and cancel; the band refreshes when it ends. On a validation, `validate --resume`: only
+ * its checks without a verdict (`resumeValidation`); it returns the task verdicts.
  */
 export const resumeRun: CommandSpec = {
   id: 'taskwright.band.resumeRun',
   needsTrust: 'Resuming a run (building images and running an agent in Docker)',
-  async run(ctx, arg): Promise<ResumeRunResult | undefined> {
+  async run(ctx, arg): Promise<ResumeRunResult | readonly TaskValidation[] | undefined> {
     // A path, a Uri, or a run row of the Runs view (its Resume action on an interrupted run).
     let runDir = typeof arg === 'string' ? arg : arg instanceof vscode.Uri ? arg.fsPath : isRunNode(arg) ? arg.run.dir : undefined;
     if (!runDir) {
@@ -63,7 +75,8 @@ export const resumeRun: CommandSpec = {
       if (!runDir) return undefined;
     }
     const dir = runDir;
-    const params = resumableParameters(dir);
+    const kind = readRun(dir).params?.kind === 'validate' ? 'validate' : 'run';
+    const params = resumableParameters(dir, kind);
     const folder = vscode.workspace.getWorkspaceFolder(vscode.Uri.file(dir))?.uri.fsPath ?? path.resolve(dir, '../../..');
     const loaded = await loadRunTasks(params, folder, true);
     if (loaded.changed.length) {
@@ -72,6 +85,11 @@ export const resumeRun: CommandSpec = {
         `Taskwright: ${loaded.changed.length} task(s) of ${params.id} changed since the run started (${loaded.changed.slice(0, 3).join(', ')}${loaded.changed.length > 3 ? ', …' : ''}). Their new attempts would be counted with attempts of the old version.`,
         { modal: true, detail: 'Start a new run to measure the edited tasks on their own; resuming anyway is recorded in run.json.' }, go);
       if (pick !== go) return undefined;
+    }
+    if (kind === 'validate') {
+      return vscode.window.withProgress({
+        location: vscode.ProgressLocation.Notification, title: `Taskwright: resuming validation ${params.id}`, cancellable: true,
+      }, (progress, token) => sandboxOf(ctx).resumeValidation(dir, loaded, token, { progress }));
     }
     const tasks = loaded.tasks;
     const agent = await agentFromSpec(ctx, params.agent as string);

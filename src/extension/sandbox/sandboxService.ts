@@ -14,7 +14,10 @@ import { reapOrphans } from '../../core/sandbox/reaper';
 import { countOutcomes, TrialRunner } from '../../core/sandbox/runner';
 import { latestValidations, writeValidations, type StoredValidation } from '../../core/results/validations';
 import type { TaskValidation } from '../../core/validate/types';
-import { validateTasks } from '../../core/validate/validate';
+import { validateTasks, type ValidateOptions, type ValidateTarget } from '../../core/validate/validate';
+import { openValidationResume, validateSettings } from '../../core/validate/resume';
+import { taskDigests } from '../../core/results/taskDigest';
+import type { RunTasks } from '../../core/sandbox/resume';
 import type { Ctx } from '../context';
 import type { StatusLevel } from '../tasks/status';
 
@@ -103,25 +106,59 @@ export class SandboxService implements vscode.Disposable {
     readonly progress?: vscode.Progress<{ message?: string; increment?: number }>;
     readonly onOutput?: (text: string) => void;
   } = {}): Promise<TaskValidation[]> {
-    const runs = sandboxSetting('runs', 3);
+    return this.validating(tasks, token, opts, (runtime, concurrency) => {
+      const runs = sandboxSetting('runs', 3);
+      const first = tasks[0] as Task;
+      const targets = tasks.map((task) => ({ task, path: this.relPath(task) }));
+      const folder = vscode.workspace.getWorkspaceFolder(vscode.Uri.file(first.dir))?.uri.fsPath;
+      const store = RunStore.create(this.resultsDir(first), {
+        id: newRunId('validate'), kind: 'validate', tasks: targets.map((t) => t.path), attempts: runs, concurrency, retries: 2,
+        // What a resume (Resume Run…, `validate --resume`) needs: the checks, the folder the paths are relative to, the digests.
+        validate: validateSettings({}), ...(folder ? { cwd: folder } : {}), taskDigests: taskDigests(targets.map((t) => ({ path: t.path, dir: t.task.dir }))),
+        startedAt: new Date().toISOString(), endpoint: runtime.endpoint, pid: process.pid,
+      });
+      this.output.info(`validating ${tasks.length} task(s), ${runs} run(s) each; results in ${store.dir}`);
+      return Promise.resolve({ store, targets, options: { runs, retries: 2 } });
+    });
+  }
+
+  /**
+   * Resume Run… on a validation: its checks without a verdict (missing, cancelled, lost to infra),
+   * with its own options from run.json; the verdicts are published as a fresh validation's.
+   */
+  async resumeValidation(runDir: string, loaded: RunTasks, token: vscode.CancellationToken, opts: {
+    readonly progress?: vscode.Progress<{ message?: string; increment?: number }>;
+  } = {}): Promise<TaskValidation[]> {
+    return this.validating([...loaded.tasks.values()], token, opts, async (runtime) => {
+      const r = await openValidationResume(runtime, runDir, loaded);
+      this.output.info(`resuming ${r.session.params.id}: checks with a verdict are kept; ${r.remaining} nop/oracle check(s) to run, and the snapshot checks without a verdict`);
+      const { maxInfraRate: _m, ...options } = r.options;
+      return { store: r.session.store, targets: r.targets, options, release: () => r.session.release() };
+    });
+  }
+
+  /** One validation, fresh or resumed, with progress, cancel, status icons and diagnostics. */
+  private async validating(tasks: readonly Task[], token: vscode.CancellationToken, opts: {
+    readonly progress?: vscode.Progress<{ message?: string; increment?: number }>;
+    readonly onOutput?: (text: string) => void;
+  }, setup: (runtime: ContainerRuntime, concurrency: number) => Promise<{
+    readonly store: RunStore; readonly targets: readonly ValidateTarget[]; readonly options: Pick<ValidateOptions, 'runs' | 'retries'> & Partial<ValidateOptions>; readonly release?: () => void;
+  }>): Promise<TaskValidation[]> {
     const engines = enginesFromSettings(sandboxSetting('concurrency', 2), (l) => this.output.warn(l));
     const { runtime, concurrency } = engines;
     const progress = opts.progress;
     const { signal, dispose } = signalOf(token);
     const work = this.ctx.trials.begin(tasks.length);
+    let release: (() => void) | undefined;
     try {
       for (const t of tasks) this.ctx.status.set(t.dir, 'validation', { level: 'running', summary: 'validating in Docker…' });
       await this.prepare(runtime, signal);
-      const first = tasks[0];
-      if (!first) return [];
-      const store = RunStore.create(this.resultsDir(first), {
-        id: newRunId('validate'), kind: 'validate', tasks: tasks.map((t) => this.relPath(t)), attempts: runs, concurrency, retries: 2,
-        startedAt: new Date().toISOString(), endpoint: runtime.endpoint, pid: process.pid,
-      });
-      this.output.info(`validating ${tasks.length} task(s), ${runs} run(s) each; results in ${store.dir}`);
+      if (!tasks.length) return [];
+      const { store, targets, options, release: r } = await setup(runtime, concurrency);
+      release = r;
       let last = 0;
-      const results = await validateTasks(runtime, store, tasks.map((task) => ({ task, path: this.relPath(task) })), {
-        runs, concurrency, retries: 2, signal,
+      const results = await validateTasks(runtime, store, targets, {
+        ...options, concurrency, signal,
         onOutput: (t) => { this.stream(t); opts.onOutput?.(t); },
         onProgress: (message, done, total) => {
           work.finished(done, total);
@@ -138,7 +175,7 @@ export class SandboxService implements vscode.Disposable {
       writeValidations(store.dir, results);
       const startedAt = new Date().toISOString();
       for (const [i, r] of results.entries()) {
-        const task = tasks[i];
+        const task = targets[i]?.task;
         if (!task) continue;
         this.publish(task, r, { runDir: store.dir, startedAt });
       }
@@ -152,6 +189,7 @@ export class SandboxService implements vscode.Disposable {
       }
       throw signal.aborted ? new vscode.CancellationError() : e;
     } finally {
+      release?.();
       work.dispose();
       dispose();
     }

@@ -10,12 +10,13 @@ import {
 import type { CommitOptions, FileChange, SnapshotRuntime } from '../snapshot';
 import { OutputBuffer } from '../outputBuffer';
 import { PodBudget } from './budget';
-import { podLost, podStartVerdict } from './classify';
+import { podLost } from './classify';
 import { isGone, KubeApi, statusOf } from './kubeApi';
 import { getPodArchive, putPodArchive, type ArchiveTarget } from './podArchive';
 import { podExec, wrapCommand, type PodExecEnd, type PodExecRequest } from './podExec';
 import { PodSnapshots } from './podSnapshot';
 import { buildDenyAllPolicy, buildPod, CONTAINER, DEADLINE_SLACK_SEC, ownerLabels } from './podSpec';
+import { PodFates } from './podFates';
 import { PodWatch } from './podWatch';
 import { qualify, type Registry } from './registry';
 
@@ -50,11 +51,6 @@ export interface KubernetesOptions {
   readonly onWarning?: (text: string) => void;
 }
 
-const sleep = (ms: number, signal?: AbortSignal): Promise<void> => new Promise((resolve) => {
-  const t = setTimeout(resolve, ms);
-  signal?.addEventListener('abort', () => { clearTimeout(t); resolve(); }, { once: true });
-});
-
 function fromEnvSec(name: string, fallbackSec: number): number {
   const n = Number(process.env[name]);
   return (Number.isFinite(n) && n > 0 ? n : fallbackSec) * 1000;
@@ -70,29 +66,26 @@ export class KubernetesRuntime implements ContainerRuntime, SnapshotRuntime {
   readonly watch: PodWatch;
   readonly snapshots: PodSnapshots;
   private readonly clientId = randomBytes(6).toString('hex');
-  /** Each held Pod's fate as the watch saw it: once taken away, its calls fail at once and in-flight execs end. */
-  private readonly fates = new Map<string, { error?: InfraError; readonly ctl: AbortController }>();
+  /** Each Pod's fate as the watch sees it (podFates.ts). */
+  private readonly pods: PodFates;
   private readonly api: KubeApi;
-  private readonly held = new Set<string>();
   private readonly policies = new Set<string>();
   private warned = false;
-  private readonly pendingLimitMs: number;
-  private readonly pollMs: number;
 
   constructor(private readonly o: KubernetesOptions) {
     this.api = o.api;
     this.endpoint = o.api.endpoint;
     this.budget = new PodBudget(o.slots, o.pendingGraceMs ?? 5_000);
-    this.pendingLimitMs = o.pendingLimitMs ?? fromEnvSec('TASKWRIGHT_K8S_PENDING_SEC', 300);
-    this.pollMs = o.pollMs ?? 2_000;
+    const pollMs = o.pollMs ?? 2_000;
     this.watch = new PodWatch(this.api, `${LABEL_CLIENT}=${this.clientId}`, {
-      onForbidden: (d) => o.onWarning?.(`Pods cannot be watched with these credentials (${d}): their status is read every ${Math.round(this.pollMs / 1000)} s instead; give the Role the verb watch on pods (docs/kubernetes.md)`),
+      onForbidden: (d) => o.onWarning?.(`Pods cannot be watched with these credentials (${d}): their status is read every ${Math.round(pollMs / 1000)} s instead; give the Role the verb watch on pods (docs/kubernetes.md)`),
     });
+    this.pods = new PodFates(this.api, this.watch, this.budget, { pendingLimitMs: o.pendingLimitMs ?? fromEnvSec('TASKWRIGHT_K8S_PENDING_SEC', 300), pollMs });
     const maxMb = Number(process.env.TASKWRIGHT_K8S_SNAPSHOT_MAX_MB);
     this.snapshots = new PodSnapshots({
       exec: (pod, req) => this.podExec(pod, req),
       put: (pod, dir, tar) => this.putArchive(pod, dir, tar),
-      lost: (pod, d) => this.lost(pod, d),
+      lost: (pod, d) => this.pods.lost(pod, d),
     }, o.snapshotDir ?? path.join(os.tmpdir(), `taskwright-k8s-snapshots-${process.pid}`), o.snapshotMaxBytes ?? (Number.isFinite(maxMb) && maxMb > 0 ? maxMb : 2048) * 2 ** 20);
   }
 
@@ -130,14 +123,13 @@ export class KubernetesRuntime implements ContainerRuntime, SnapshotRuntime {
     const name = body.metadata?.name ?? '';
     let created = false;
     try {
-      this.fates.set(name, { ctl: new AbortController() });
-      this.watch.track(name, (p) => this.seen(name, p));
+      this.pods.track(name);
       const pod = await this.create(body);
       created = true;
-      this.held.add(name);
+      this.pods.hold(name);
       this.budget.podPending(name);
       if (spec.networkMode === 'none') await this.isolate(pod);
-      await this.waitRunning(name, image, signal);
+      await this.pods.waitRunning(name, image, signal);
       this.snapshots.started(name, snapshot?.base ?? spec.image, snapshot);
       // The snapshot's files before anything runs; then the state later diffs compare with.
       if (snapshot) await this.snapshots.apply(name, snapshot);
@@ -146,7 +138,7 @@ export class KubernetesRuntime implements ContainerRuntime, SnapshotRuntime {
     } catch (e) {
       this.budget.podSettled(name);
       if (created) await this.remove(name).catch(() => undefined);
-      else { this.watch.untrack(name); this.fates.delete(name); this.budget.release(); }
+      else { this.pods.forget(name); this.budget.release(); }
       if (signal?.aborted) throw new InfraError('other', 'cancelled while the Pod was started', false);
       throw e;
     }
@@ -182,109 +174,21 @@ export class KubernetesRuntime implements ContainerRuntime, SnapshotRuntime {
     }
   }
 
-  /** A Pod's new state from the watch: one the cluster took away ends its calls at once. */
-  private seen(name: string, pod: V1Pod | undefined): void {
-    const fate = this.fates.get(name);
-    if (!fate || fate.error || !this.held.has(name)) return;
-    const error = pod ? podLost(pod) : new InfraError('evicted', `Pod ${name} was deleted by someone else during the trial`);
-    if (!error) return;
-    fate.error = error;
-    fate.ctl.abort();
-  }
-
-  private lostTo(pod: string): InfraError | undefined {
-    return this.fates.get(pod)?.error;
-  }
-
-  /** The Pod as the watch last streamed it, else read (the watch is down, or has not spoken of it yet). */
-  private async current(name: string, what: string): Promise<V1Pod> {
-    const w = this.watch.healthy ? this.watch.latest(name) : undefined;
-    if (w?.gone) throw new InfraError('evicted', `Pod ${name} was deleted by someone else (${what})`);
-    if (w?.pod) return w.pod;
-    return this.api.call(`read Pod ${name}`, () => this.api.core.readNamespacedPod({ name, namespace: this.ns }), 2);
-  }
-
-  /** Waits on the watch for the Pod to run; its pending limit is looked at every `pollMs` without news. */
-  private async waitRunning(name: string, image: string, signal?: AbortSignal): Promise<void> {
-    const started = Date.now();
-    for (;;) {
-      if (signal?.aborted) throw new InfraError('other', 'cancelled while the Pod was started', false);
-      let pod: V1Pod;
-      try {
-        pod = await this.current(name, 'while it was started');
-      } catch (e) {
-        if (isGone(e)) throw new InfraError('evicted', `Pod ${name} was deleted by someone else before it ran`);
-        throw e;
-      }
-      const v = podStartVerdict(pod, Date.now() - started, this.pendingLimitMs, image);
-      if (v.state === 'ready') { this.budget.podSettled(name); return; }
-      if (v.state === 'infra') throw v.error ?? new InfraError('container-start', `Pod ${name} did not start`);
-      const sched = pod.status?.conditions?.find((c) => c.type === 'PodScheduled');
-      this.budget.podProgress(name, { scheduled: sched?.status === 'True' || Boolean(pod.spec?.nodeName), unschedulable: Boolean(v.unschedulable) });
-      const untilLimit = this.pendingLimitMs - (Date.now() - started);
-      await this.watch.changed(name, Math.max(50, Math.min(this.pollMs, untilLimit)));
-    }
-  }
-
-  /** After a lost stream: the Pod's fate says whose fault it was. */
-  private async lost(pod: string, detail: string): Promise<never> {
-    const known = this.lostTo(pod);
-    if (known) throw known;
-    let p: V1Pod | undefined;
-    try {
-      p = await this.api.call(`read Pod ${pod}`, () => this.api.core.readNamespacedPod({ name: pod, namespace: this.ns }), 2);
-    } catch (e) {
-      if (isGone(e)) throw new InfraError('evicted', `Pod ${pod} was deleted by someone else during the trial (${detail})`);
-      throw new InfraError('exec-lost', `${detail}; the Pod could not be read either (${e instanceof Error ? e.message : String(e)})`);
-    }
-    throw podLost(p) ?? new InfraError('exec-lost', `Pod ${pod}: ${detail}`);
-  }
-
-  /**
-   * After a command died by a signal or a copy failed: was the Pod taken away by the cluster? The
-   * kubelet kills the containers before it records the eviction, so a stopped container with no
-   * reason yet is looked at again for a moment. Undefined: the Pod's own doing (or still running).
-   */
-  private async takenAway(pod: string, settleMs = 3_000): Promise<InfraError | undefined> {
-    const end = Date.now() + settleMs;
-    let fromWatch = false;
-    for (;;) {
-      const known = this.lostTo(pod);
-      if (known) return known;
-      let p: V1Pod;
-      try {
-        // Read first (the watch may not have the kill yet); after a stopped container, the watch's news.
-        const cached = fromWatch ? this.watch.latest(pod) : undefined;
-        if (cached?.gone) return new InfraError('evicted', `Pod ${pod} was deleted by someone else during the trial`);
-        p = cached?.pod ?? await this.api.call(`read Pod ${pod}`, () => this.api.core.readNamespacedPod({ name: pod, namespace: this.ns }), 2);
-      } catch (e) {
-        return isGone(e) ? new InfraError('evicted', `Pod ${pod} was deleted by someone else during the trial`) : undefined;
-      }
-      const lostTo = podLost(p);
-      if (lostTo) return lostTo;
-      const running = p.status?.containerStatuses?.find((c) => c.name === CONTAINER)?.state?.running;
-      if (running || Date.now() >= end) return undefined;
-      // The watch brings the kubelet's verdict as it is written; without it, read again shortly.
-      fromWatch = this.watch.healthy;
-      await (fromWatch ? this.watch.changed(pod, 250) : sleep(250));
-    }
-  }
-
   private target(pod: string): ArchiveTarget {
-    return { kc: this.api.conn.kc, namespace: this.ns, pod, container: CONTAINER, lost: (d) => this.lost(pod, d) };
+    return { kc: this.api.conn.kc, namespace: this.ns, pod, container: CONTAINER, lost: (d) => this.pods.lost(pod, d) };
   }
 
   async exec(pod: string, req: ExecRequest): Promise<ExecOutcome> {
-    const known = this.lostTo(pod);
+    const known = this.pods.lostTo(pod);
     if (known) throw known;
     const started = Date.now();
     // The watch saw the Pod taken away: the stream may never say so (a lost node), so end it now.
-    const fate = this.fates.get(pod);
+    const fate = this.pods.signal(pod);
     const ctl = new AbortController();
     const stop = (): void => ctl.abort();
-    if (req.signal?.aborted || fate?.ctl.signal.aborted) ctl.abort();
+    if (req.signal?.aborted || fate?.aborted) ctl.abort();
     req.signal?.addEventListener('abort', stop, { once: true });
-    fate?.ctl.signal.addEventListener('abort', stop, { once: true });
+    fate?.addEventListener('abort', stop, { once: true });
     const stdout = new OutputBuffer();
     const stderr = new OutputBuffer();
     const end = await podExec(this.api.conn.kc, this.ns, pod, CONTAINER, {
@@ -294,14 +198,14 @@ export class KubernetesRuntime implements ContainerRuntime, SnapshotRuntime {
       onStderr: (c) => { stderr.push(c); req.onStderr?.(c); },
       ...(req.timeoutMs !== undefined ? { timeoutMs: req.timeoutMs } : {}),
       heartbeat: () => this.ping(), heartbeatMs: this.api.callTimeoutMs,
-    }).finally(() => { req.signal?.removeEventListener('abort', stop); fate?.ctl.signal.removeEventListener('abort', stop); });
+    }).finally(() => { req.signal?.removeEventListener('abort', stop); fate?.removeEventListener('abort', stop); });
     const base = { stdout: stdout.text(), stderr: stderr.text(), durationMs: Date.now() - started };
-    const lostNow = this.lostTo(pod);
+    const lostNow = this.pods.lostTo(pod);
     if (lostNow && end.end !== 'done') throw lostNow;
-    if (end.end === 'lost') return this.lost(pod, end.detail);
+    if (end.end === 'lost') return this.pods.lost(pod, end.detail);
     if (end.end === 'done') {
       // Killed by a signal: the agent's own doing, or the cluster evicting the Pod under it.
-      if (end.exitCode >= 128) { const lostTo = await this.takenAway(pod); if (lostTo) throw lostTo; }
+      if (end.exitCode >= 128) { const lostTo = await this.pods.takenAway(pod); if (lostTo) throw lostTo; }
       return { ...base, exitCode: end.exitCode, timedOut: false, cancelled: false };
     }
     return { ...base, exitCode: null, timedOut: end.end === 'timeout', cancelled: end.end === 'cancelled' };
@@ -311,7 +215,7 @@ export class KubernetesRuntime implements ContainerRuntime, SnapshotRuntime {
     try {
       await putPodArchive(this.target(pod), dir, tar);
     } catch (e) {
-      throw (await this.takenAway(pod)) ?? e;
+      throw (await this.pods.takenAway(pod)) ?? e;
     }
   }
 
@@ -319,7 +223,7 @@ export class KubernetesRuntime implements ContainerRuntime, SnapshotRuntime {
     try {
       return await getPodArchive(this.target(pod), path);
     } catch (e) {
-      throw (await this.takenAway(pod)) ?? e;
+      throw (await this.pods.takenAway(pod)) ?? e;
     }
   }
 
@@ -338,10 +242,8 @@ export class KubernetesRuntime implements ContainerRuntime, SnapshotRuntime {
   }
 
   async remove(pod: string): Promise<void> {
-    this.watch.untrack(pod);
     this.snapshots.forget(pod);
-    this.fates.delete(pod);
-    const held = this.held.delete(pod);
+    const held = this.pods.forget(pod);
     try {
       if (this.policies.delete(pod)) {
         await this.api.call(`delete NetworkPolicy ${pod}`, () => this.api.net.deleteNamespacedNetworkPolicy({ name: pod, namespace: this.ns })).catch((e: unknown) => { if (!isGone(e)) throw e; });
