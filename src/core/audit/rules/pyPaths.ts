@@ -148,10 +148,14 @@ export function fileReads(tf: TestFile): Map<PyFunction | undefined, FileRead[]>
   const tree = tf.tree;
   const mod = moduleBindings(tree);
   const out = new Map<PyFunction | undefined, FileRead[]>();
+  // The innermost function holding a node, by walking up to its definition (not by scanning all functions).
+  const byDef = new Map(tf.functions.map((f) => [f.node, f]));
   const ownerOf = (n: SyntaxNode): PyFunction | undefined => {
-    let best: PyFunction | undefined;
-    for (const fn of tf.functions) if (fn.body.start <= n.start && n.end <= fn.body.end && (!best || fn.body.start >= best.body.start)) best = fn;
-    return best;
+    for (let p = n.parent; p; p = p.parent) {
+      const fn = p.type === 'function_definition' ? byDef.get(p) : undefined;
+      if (fn) return fn;
+    }
+    return undefined;
   };
   // Helpers whose read takes its path from parameter `i`: `def read_file(rel): open(os.path.join(ROOT, rel))`.
   const paramReaders = new Map<string, { index: number; prefix: PathValue | undefined }>();

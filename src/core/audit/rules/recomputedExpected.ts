@@ -17,6 +17,7 @@ import { calledHelpers, fileReads, type FileRead } from './pyPaths';
 import { assertingHelpers, asserts, tests } from './pyTestFiles';
 
 const DATA = /\.(json|jsonl|ndjson|csv|tsv|txt|ya?ml|xml|parquet|xlsx?|npy|npz|db|sqlite3?)$/i;
+const DATA_LITERAL = /\.(json|jsonl|ndjson|csv|tsv|txt|ya?ml|xml|parquet|xlsx?|npy|npz|db|sqlite3?)['"]/i;
 const OUT_WORDS = /\b(writes?|written|sav(e|es|ed)|outputs?|produc(e|es|ed)|creat(e|es|ed)|generat(e|es|ed)|emit|export|stor(e|es|ed)|deliverables?|results?\s+(file|to)|report\s+to)\b/i;
 /** Output or run-state folders: `out/`, `output_data/`, `results/`, `solution/`, `metrics/`, `state/`, `logs/`. */
 const PRODUCED_DIR = /\/(out|outputs?(_\w+)?|results?|solutions?|submissions?|reports?|metrics|state|logs?|checkpoints?)\//i;
@@ -66,7 +67,7 @@ function solutionWrites(ctx: AuditContext, p: string): boolean {
 }
 
 /** The path is data in the agent's reach that the task supplies: made by the image or handed over as input. */
-function isInput(ctx: AuditContext, p: string, testText: string): boolean {
+function isInput(ctx: AuditContext, p: string, testText: string, lines: readonly string[]): boolean {
   if (!DATA.test(p) || !ctx.isAgentWritable(p) || ctx.isReadOnlyMount(p) || solutionWrites(ctx, p)) return false;
   // Folders named for what a program produces hold the agent's output or state, not the task's input.
   if (PRODUCED_DIR.test(p.slice(0, p.lastIndexOf('/') + 1))) return false;
@@ -74,10 +75,10 @@ function isInput(ctx: AuditContext, p: string, testText: string): boolean {
   if (new RegExp(`\\w\\(([^()\\n]*,\\s*)?['"]${escapeRegExp(p)}['"]`).test(testText.replace(/(Path|open|read_\w+|load|exists|isfile)\(\s*['"]/g, '#')))  return false;
   const base = p.split('/').pop() ?? p;
   // Written by the test itself (a fixture it makes), on a line that names the file: not the agent's to rewrite first.
-  const lines = testText.split('\n');
   // …directly or through a name bound to it (`ORDERS = DATA / "orders.csv"`, then `ORDERS.write_text(…)`).
   const names = [base, ...lines.flatMap((l) => { const m = /^\s*(\w+)\s*=[^=].*/.exec(l); return m && l.includes(base) ? [m[1] as string] : []; })];
-  if (lines.some((l) => names.some((n) => new RegExp(`(^|[^\\w.])${escapeRegExp(n)}(?![\\w])`).test(l)) && /['"](w|wb|a|x|w\+)['"]|write_text|write_bytes|to_csv|to_json|json\.dump\(/.test(l))) return false;
+  const named = new RegExp(`(^|[^\\w.])(${names.map(escapeRegExp).join('|')})(?![\\w])`);
+  if (lines.some((l) => /['"](w|wb|a|x|w\+)['"]|write_text|write_bytes|to_csv|to_json|json\.dump\(/.test(l) && named.test(l))) return false;
   return madeByImage(ctx, p) || instructionInput(prose(ctx), p);
 }
 
@@ -86,8 +87,12 @@ export function* recomputedExpected(ctx: AuditContext, skipFiles: ReadonlySet<st
   for (const tf of tests(ctx)) {
     // A test that hashes files is checking that the inputs were left alone: the hole is closed.
     if (skipFiles.has(tf.file) || /\b(hashlib|sha256|sha1|md5)\b/.test(tf.tree.text)) continue;
+    // Cheap gate before any data flow: no data file literal, nothing to recompute from.
+    if (!DATA_LITERAL.test(tf.tree.text)) continue;
     const reads = fileReads(tf);
     const helpers = assertingHelpers(tf);
+    const lines = tf.tree.text.split('\n');
+    const verdicts = new Map<string, boolean>();
     let best: { read: FileRead; test: string; inputs: Set<string>; output: string } | undefined;
     for (const fn of tf.functions) {
       if (!fn.isTest) continue;
@@ -95,7 +100,12 @@ export function* recomputedExpected(ctx: AuditContext, skipFiles: ReadonlySet<st
       if (!grades) continue;
       const all: FileRead[] = [...(reads.get(fn) ?? []), ...calledHelpers(tf, fn).flatMap((h) => reads.get(h) ?? [])];
       const abs = all.filter((r) => r.path.abs !== undefined);
-      const inputs = abs.filter((r) => isInput(ctx, r.path.abs as string, tf.tree.text));
+      const inputs = abs.filter((r) => {
+        const p = r.path.abs as string;
+        let v = verdicts.get(p);
+        if (v === undefined) { v = isInput(ctx, p, tf.tree.text, lines); verdicts.set(p, v); }
+        return v;
+      });
       if (inputs.length === 0) continue;
       const inputPaths = new Set(inputs.map((r) => r.path.abs as string));
       // The agent's output: read in the same test, in the agent's reach, and not one of the inputs.

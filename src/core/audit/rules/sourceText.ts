@@ -15,6 +15,7 @@ import { fileReads, type FileRead } from './pyPaths';
 import { tests, type TestFile } from './pyTestFiles';
 
 const CODE = /\.(py|js|mjs|cjs|jsx|ts|tsx|go|rs|java|kt|scala|c|h|cc|cpp|hpp|cs|rb|php|swift|vue|svelte|lua|pl|ex|exs|dart)$/i;
+const CODE_LITERAL = /\.(py|js|mjs|cjs|jsx|ts|tsx|go|rs|java|kt|scala|c|h|cc|cpp|hpp|cs|rb|php|swift|vue|svelte|lua|pl|ex|exs|dart)['"]/i;
 const SYSTEM = /^\/(tests|logs|oracle|solution|usr|lib|lib64|etc|proc|sys|dev|bin|sbin|var\/lib)(\/|$)/;
 const REGEX_CALL = /^(re\.(search|match|fullmatch|findall|finditer)|regex\.(search|match|findall))$/;
 
@@ -143,6 +144,8 @@ export const sourceTextGrading: StaticRule = {
   *check(ctx) {
     const prose = [ctx.instruction(), ...(ctx.task.steps ?? []).map((s) => s.instruction ?? '')].join('\n');
     for (const tf of tests(ctx)) {
+      // Cheap gate: no source file name in the text, nothing read as source.
+      if (!CODE_LITERAL.test(tf.tree.text)) continue;
       const reads = fileReads(tf);
       const hasTests = tf.functions.some((f) => f.isTest);
       for (const fn of tf.functions) {
