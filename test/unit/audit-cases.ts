@@ -16,6 +16,7 @@ export interface RuleCase {
 }
 
 import { RECALL_CASES } from './audit-cases-recall';
+import { RECALL_TEST_CASES } from './audit-cases-recall-tests';
 
 const H_TEST_SH = (body: string): string => `#!/bin/bash\n\nmkdir -p /logs/verifier\n\n${body}\n`;
 const REWARD_IF = 'if [ $? -eq 0 ]; then\n  echo 1 > /logs/verifier/reward.txt\nelse\n  echo 0 > /logs/verifier/reward.txt\nfi';
@@ -366,4 +367,5 @@ export const CASES: readonly RuleCase[] = [
     good: { 'docker-compose.yaml': 'services:\n  client:\n    build:\n      context: .\n      dockerfile: Dockerfile\n' },
   },
   ...RECALL_CASES,
+  ...RECALL_TEST_CASES,
 ];

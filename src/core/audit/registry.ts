@@ -16,6 +16,7 @@ import { tb1ComposeWithoutHarnessName } from './rules/tb1Compose';
 import { verifierImportsAgentModule } from './rules/agentModules';
 import { unseededTrainingThreshold } from './rules/unseededTraining';
 import { scoredFieldNotInSchema } from './rules/schemaFields';
+import { sourceTextGrading } from './rules/sourceText';
 
 /** Problems the loaders report (src/core/loader): registered here so every id has a docs page. */
 const LOADER_RULE_SPECS: readonly RuleSpec[] = [
@@ -85,6 +86,7 @@ export const STATIC_RULES: readonly StaticRule[] = [
   py.clockTimezoneDependence,
   py.nonInvokingTest,
   py.expectedFromAgentWritablePath,
+  sourceTextGrading,
   testNetwork.externalGradingService,
   testNetwork.testCodeNetworkFetch,
   answers.hardcodableAnswer,

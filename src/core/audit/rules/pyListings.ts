@@ -4,6 +4,7 @@ import { childByField, descendants, type SyntaxNode, type SyntaxTree } from '../
 import type { AuditContext } from '../context';
 import type { StaticRule } from '../rule';
 import { assertExpr, asserts, fnRange, own, readByTest, testStrings, tests, writtenByTest, type TestFile } from './pyTestFiles';
+import { recomputedExpected } from './recomputedExpected';
 import { neutralExpected } from './neutralExpected';
 
 const LISTING = /^(os\.listdir|listdir|glob\.glob|glob|os\.scandir|\w*\.iterdir|\w*\.glob|\w*\.rglob)$/;
@@ -145,13 +146,14 @@ export const expectedFromAgentWritablePath: StaticRule = {
   id: 'expected-from-agent-writable-path', class: 'misalignment', severity: 'warning',
   title: 'The expected value is read from a file the agent can overwrite',
   *check(ctx) {
+    const reported = new Set<string>();
     for (const s of testStrings(ctx)) {
       const v = s.value;
       // A root agent reads and writes anywhere but the folders the harness mounts after it (/opt too).
       if (!v.startsWith('/') || /^\/(tests|logs|oracle|solution|proc|sys|dev)(\/|$)/.test(v)) continue;
       if (!EXPECTED_NAME.test(v)) {
         const neutral = neutralExpected(ctx, s);
-        if (neutral) yield neutral;
+        if (neutral) { reported.add(s.file); yield neutral; }
         continue;
       }
       // Decided by where the file comes from, not by its name: the image must put it there (so it
@@ -170,8 +172,11 @@ export const expectedFromAgentWritablePath: StaticRule = {
       if (!ctx.isAgentWritable(v) && [ctx.instruction(), ...(ctx.task.steps ?? []).map((st) => st.instruction ?? '')].some((t) => t.includes(base))) continue;
       if (ctx.task.solution.file && (ctx.text(ctx.task.solution.file) ?? '').includes(base)) continue;
       if (writtenByTest(s.tree, s.node) || !readByTest(s.tree, s.node)) continue;
+      reported.add(s.file);
       yield { file: s.file, range: ctx.range(s.file, s.node.start, s.node.end), message: `The tests read ${v} as the expected answer, but it lives where the agent writes: the agent can replace it (or copy it into its output). Ship expected values under tests/.` };
     }
+    // Expected values the test derives from the agent-writable inputs themselves.
+    yield* recomputedExpected(ctx, reported);
   },
 };
 

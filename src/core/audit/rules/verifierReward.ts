@@ -3,7 +3,7 @@ import type { Fix } from '../../model/finding';
 import { optionsAt } from '../../parse/shell';
 import type { AuditContext } from '../context';
 import type { StaticRule } from '../rule';
-import { installOf, isTestCommand, rewardWriteOf } from './commands';
+import { installOf, isPytestCommand, isTestCommand, rewardWriteOf } from './commands';
 import { resolveWord, workingDirAt } from './workingDir';
 import { HARBOR_REWARD, cmdRange, scripts } from './verifierShared';
 
@@ -173,6 +173,14 @@ export const noRewardWritten: StaticRule = {
     const tests = ctx.task.verifier.testsDir || 'tests';
     const any = ctx.textFiles().some((f) => (f === entry || f.startsWith(`${tests}/`)) && /reward/i.test(ctx.text(f) ?? ''));
     if (any) return;
-    yield { file: entry, message: `${entry} never writes /logs/verifier/reward.txt (or reward.json), and no file under ${tests}/ mentions a reward: every trial ends without a verdict.` };
+    // Anchored where a reader points: the test run whose verdict nothing turns into a reward (the
+    // entry's first test command), else the file.
+    const script = ctx.shell(entry);
+    const run = script?.commands.find((c) => isTestCommand(c));
+    const where = run ? `; ${isPytestCommand(run) ? 'this pytest run' : 'this test run'} decides pass or fail, but its status never becomes a reward` : '';
+    yield {
+      file: entry, ...(run ? { range: cmdRange(ctx, entry, run) } : {}),
+      message: `${entry} never writes /logs/verifier/reward.txt (or reward.json), and no file under ${tests}/ mentions a reward${where}: every trial ends without a verdict.`,
+    };
   },
 };

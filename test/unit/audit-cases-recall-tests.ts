@@ -1,0 +1,27 @@
+/**
+ * Fixtures of the test-side recall rules (issue 11, blind reading): grading by source text, expected
+ * values recomputed from inputs the agent can rewrite, and where `no-reward-written` points. Written
+ * in the style of such tasks (a Harbor task whose agent edits a small project under /app).
+ */
+import type { Files, RuleCase } from './audit-cases';
+
+/** A Harbor task asking for a fix in /app/src/slugify.py; tests as given by each case. */
+export const ST_INSTRUCTION = 'The helper in `/app/src/slugify.py` keeps accents and double dashes. Make `slugify(text)` return\nlowercase ASCII words joined by single dashes, for example `slugify("Crème  Brûlée") == "creme-brulee"`.\n';
+export const ST_TEST = (body: string): string => `import re\nimport subprocess\nfrom pathlib import Path\n\nSRC = Path("/app/src/slugify.py")\n\n\n${body}`;
+export const ST_TEXT_BODY = 'def test_uses_unicodedata():\n    src = SRC.read_text()\n    assert "unicodedata.normalize" in src\n    assert re.search(r"def slugify\\(text: str\\) -> str:", src)\n';
+export const ST_FILES = (test: string): Files => ({
+  'instruction.md': ST_INSTRUCTION,
+  'tests/test_outputs.py': test,
+  'solution/solve.sh': '#!/bin/bash\ncat > /app/src/slugify.py <<\'PY\'\nimport re\nimport unicodedata\n\n\ndef slugify(text: str) -> str:\n    t = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode()\n    return re.sub(r"[^a-z0-9]+", "-", t.lower()).strip("-")\nPY\n',
+});
+
+/** The clean Harbor fixture with the tests recomputing the totals from the agent's own /app/data copy. */
+export const RC_TEST = 'import csv\nimport json\nfrom pathlib import Path\n\nAPP = Path("/app")\nORDERS = APP / "data" / "orders.csv"\n\n\ndef _expected():\n    totals = {}\n    with ORDERS.open() as fh:\n        for row in csv.DictReader(fh):\n            totals[row["region"]] = totals.get(row["region"], 0.0) + float(row["amount"])\n    return totals\n\n\ndef test_totals_match():\n    got = json.loads((APP / "totals.json").read_text())\n    assert got == _expected()\n';
+
+export const RECALL_TEST_CASES: readonly RuleCase[] = [
+  {
+    rule: 'source-text-grading', base: 'clean-harbor',
+    bad: ST_FILES(ST_TEST(ST_TEXT_BODY)),
+    good: ST_FILES(ST_TEST('def test_slugify_behaviour():\n    out = subprocess.run(["python3", "-c", "import sys; sys.path.insert(0, \'/app/src\'); from slugify import slugify; print(slugify(\'Crème  Brûlée\'))"], capture_output=True, text=True, check=True)\n    assert out.stdout.strip() == "creme-brulee"\n')),
+  },
+];
