@@ -12,7 +12,7 @@ import { descendants } from '../../parse/syntax';
 import { escapeRegExp } from '../../parse/regex';
 import type { AuditContext } from '../context';
 import type { Report } from '../rule';
-import { madeByImage } from './imagePaths';
+import { madeByImage } from './imageLayout';
 import { calledHelpers, fileReads, type FileRead } from './pyPaths';
 import { assertingHelpers, asserts, tests } from './pyTestFiles';
 
