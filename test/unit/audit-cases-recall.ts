@@ -29,6 +29,12 @@ export const SCHEMA_FILES = (score: string): Files => ({
   'tests/score_config.json': `{\n  "checks": [\n    {"path": "region_totals.rows[0].total", "weight": 1},\n    {"path": "${score}", "weight": 1}\n  ]\n}\n`,
 });
 
+/** Environment, oracle and verifier-image fixtures (downloads, local bases): a small web task's files. */
+export const VENDOR_DOCKER = (curl: string): string => `FROM node:20-bookworm\n\nRUN mkdir -p /app/vendor && \\\n    ${curl}\n\nWORKDIR /app\n`;
+export const PR_SOLVE = (fetch: string): string => `#!/bin/bash\nset -euo pipefail\ncd /app\n${fetch}\ngit apply /tmp/fix.diff\n`;
+export const LOCAL_BASE_TOML = 'version = "1.0"\n\n[verifier]\ntimeout_sec = 120.0\nenvironment_mode = "separate"\n\n[agent]\ntimeout_sec = 600.0\n\n[environment]\nbuild_timeout_sec = 600.0\n';
+export const VERIFIER_DOCKER = (from: string): string => `# Verifier shares the agent's toolchain.\nFROM ${from}\n\nRUN pip install --no-cache-dir pytest==8.3.3\nCOPY test.sh test_outputs.py /tests/\n`;
+
 /** One bad/good pair per new rule, for the table test (every static rule has a case). */
 export const RECALL_CASES: readonly RuleCase[] = [
   {
@@ -50,5 +56,25 @@ export const RECALL_CASES: readonly RuleCase[] = [
     rule: 'scored-field-not-in-schema', base: 'clean-harbor',
     bad: SCHEMA_FILES('region_totals.rows[1].share'),
     good: SCHEMA_FILES('region_totals.rows[1].region'),
+  },
+  {
+    rule: 'download-without-fail', base: 'clean-harbor',
+    bad: { 'environment/Dockerfile': VENDOR_DOCKER('curl -sLo /app/vendor/chart.js https://cdn.jsdelivr.net/npm/chart.js@4.4.1/dist/chart.umd.js') },
+    good: { 'environment/Dockerfile': VENDOR_DOCKER('curl -fsSLo /app/vendor/chart.js https://cdn.jsdelivr.net/npm/chart.js@4.4.1/dist/chart.umd.js') },
+  },
+  {
+    rule: 'unversioned-download-url', base: 'clean-harbor',
+    bad: { 'environment/Dockerfile': VENDOR_DOCKER('curl -fsSLo /app/vendor/marked.js https://unpkg.com/marked/marked.min.js') },
+    good: { 'environment/Dockerfile': VENDOR_DOCKER('curl -fsSLo /app/vendor/marked.js https://unpkg.com/marked@12.0.2/marked.min.js') },
+  },
+  {
+    rule: 'solution-fetches-fix', base: 'clean-harbor',
+    bad: { 'solution/solve.sh': PR_SOLVE('curl -fsSL https://github.com/acme/widgets/pull/812.diff -o /tmp/fix.diff') },
+    good: { 'solution/solve.sh': PR_SOLVE("cat > /tmp/fix.diff <<'EOF'\n--- a/x\n+++ b/x\nEOF") },
+  },
+  {
+    rule: 'verifier-image-local-base', base: 'clean-harbor',
+    bad: { 'task.toml': LOCAL_BASE_TOML, 'tests/Dockerfile': VERIFIER_DOCKER('orders-env') },
+    good: { 'task.toml': LOCAL_BASE_TOML, 'tests/Dockerfile': VERIFIER_DOCKER('python:3.12-slim-bookworm') },
   },
 ];

@@ -17,6 +17,8 @@ import { verifierImportsAgentModule } from './rules/agentModules';
 import { unseededTrainingThreshold } from './rules/unseededTraining';
 import { scoredFieldNotInSchema } from './rules/schemaFields';
 import { sourceTextGrading } from './rules/sourceText';
+import { downloadWithoutFail, solutionFetchesFix, unversionedDownloadUrl } from './rules/downloads';
+import { verifierImageLocalBase } from './rules/verifierImage';
 
 /** Problems the loaders report (src/core/loader): registered here so every id has a docs page. */
 const LOADER_RULE_SPECS: readonly RuleSpec[] = [
@@ -67,6 +69,9 @@ export const STATIC_RULES: readonly StaticRule[] = [
   dockerfile.unpinnedImagePackage,
   dockerfile.aptInstallWithoutUpdate,
   dockerfile.nprocWithCpuLimit,
+  downloadWithoutFail,
+  unversionedDownloadUrl,
+  verifierImageLocalBase,
   image.outputAlreadyInImage,
   image.tb1TerminalToolsMissing,
   tb1ComposeWithoutHarnessName,
@@ -101,6 +106,7 @@ export const STATIC_RULES: readonly StaticRule[] = [
   cross.malformedDataFile,
   cross.llmArtifactInTask,
   cross.solutionUnpinnedDependency,
+  solutionFetchesFix,
   placeholderSolutionRule,
   testPathDisagrees,
   pathOutsideTask,

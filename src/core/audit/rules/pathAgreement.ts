@@ -1,5 +1,7 @@
 import path from 'node:path';
-import type { StaticRule } from '../rule';
+import type { AuditContext } from '../context';
+import type { Report, StaticRule } from '../rule';
+import { projectFolderDisagrees } from './projectFolder';
 import { testStrings, writtenByTest } from './pythonTests';
 
 /**
@@ -12,37 +14,42 @@ export const testPathDisagrees: StaticRule = {
   id: 'test-path-disagrees', class: 'invalidity', severity: 'warning',
   title: 'The tests read a file at another path than the one the instruction names',
   *check(ctx) {
-    const instr = [ctx.instruction(), ...(ctx.task.steps ?? []).map((s) => s.instruction ?? '')].join('\n');
-    if (!instr) return;
-    const named = new Map<string, string[]>();
-    // Any absolute file path (not only the usual roots: `/solution/out.json` counts).
-    const re = /(?<![\w$./:~}-])(\/[\w.@+-]+(?:\/[\w.@+-]+)*\.[A-Za-z0-9]{1,6})(?![\w/])/g;
-    for (let m = re.exec(instr); m; m = re.exec(instr)) {
-      const p = m[1] ?? '';
-      const list = named.get(path.posix.basename(p)) ?? [];
-      if (!list.includes(p)) named.set(path.posix.basename(p), [...list, p]);
-    }
-    if (named.size === 0) return;
-    const df = ctx.text(ctx.task.environment.dockerfile) ?? '';
-    const sol = ctx.text(ctx.solutionScript) ?? (ctx.task.solution.commands ?? []).map((c) => c.command).join('\n');
-    const seen = new Set<string>();
-    const strings = testStrings(ctx);
-    const values = new Set(strings.map((s) => s.value));
-    for (const s of strings) {
-      const v = s.value;
-      if (!v.startsWith('/') || /\s/.test(v) || seen.has(v) || /^\/(tests|logs|tmp)\//.test(v)) continue;
-      const base = path.posix.basename(v);
-      const asked = named.get(base);
-      // The tests also try the instruction's path (candidates in a list): they agree after all.
-      if (!asked || asked.includes(v) || instr.includes(v) || asked.some((a) => values.has(a))) continue;
-      seen.add(v);
-      const dir = path.posix.dirname(v);
-      // Another way to the same file: the image links or makes the tested folder, the solution
-      // writes there, or the test writes it itself.
-      const links = df.split('\n').filter((l) => /\bln\s+-\w*s/.test(l));
-      if (df.includes(dir) || sol.includes(dir) || writtenByTest(s.tree, s.node)) continue;
-      if (links.some((l) => l.includes(dir) || asked.some((a) => l.includes(path.posix.dirname(a))))) continue;
-      yield { file: s.file, range: ctx.range(s.file, s.node.start, s.node.end), message: `The tests read ${v}, but the instruction names ${asked[0]}: an agent that follows the instruction reads or writes the other path, and the test fails. Make the two agree.` };
-    }
+    yield* namedPathDisagrees(ctx);
+    yield* projectFolderDisagrees(ctx);
   },
 };
+
+function* namedPathDisagrees(ctx: AuditContext): Generator<Report> {
+  const instr = [ctx.instruction(), ...(ctx.task.steps ?? []).map((s) => s.instruction ?? '')].join('\n');
+  if (!instr) return;
+  const named = new Map<string, string[]>();
+  // Any absolute file path (not only the usual roots: `/solution/out.json` counts).
+  const re = /(?<![\w$./:~}-])(\/[\w.@+-]+(?:\/[\w.@+-]+)*\.[A-Za-z0-9]{1,6})(?![\w/])/g;
+  for (let m = re.exec(instr); m; m = re.exec(instr)) {
+    const p = m[1] ?? '';
+    const list = named.get(path.posix.basename(p)) ?? [];
+    if (!list.includes(p)) named.set(path.posix.basename(p), [...list, p]);
+  }
+  if (named.size === 0) return;
+  const df = ctx.text(ctx.task.environment.dockerfile) ?? '';
+  const sol = ctx.text(ctx.solutionScript) ?? (ctx.task.solution.commands ?? []).map((c) => c.command).join('\n');
+  const seen = new Set<string>();
+  const strings = testStrings(ctx);
+  const values = new Set(strings.map((s) => s.value));
+  for (const s of strings) {
+    const v = s.value;
+    if (!v.startsWith('/') || /\s/.test(v) || seen.has(v) || /^\/(tests|logs|tmp)\//.test(v)) continue;
+    const base = path.posix.basename(v);
+    const asked = named.get(base);
+    // The tests also try the instruction's path (candidates in a list): they agree after all.
+    if (!asked || asked.includes(v) || instr.includes(v) || asked.some((a) => values.has(a))) continue;
+    seen.add(v);
+    const dir = path.posix.dirname(v);
+    // Another way to the same file: the image links or makes the tested folder, the solution
+    // writes there, or the test writes it itself.
+    const links = df.split('\n').filter((l) => /\bln\s+-\w*s/.test(l));
+    if (df.includes(dir) || sol.includes(dir) || writtenByTest(s.tree, s.node)) continue;
+    if (links.some((l) => l.includes(dir) || asked.some((a) => l.includes(path.posix.dirname(a))))) continue;
+    yield { file: s.file, range: ctx.range(s.file, s.node.start, s.node.end), message: `The tests read ${v}, but the instruction names ${asked[0]}: an agent that follows the instruction reads or writes the other path, and the test fails. Make the two agree.` };
+  }
+}

@@ -3,7 +3,7 @@ import type { Fix, TextEdit } from '../../model/finding';
 import type { Range } from '../../model/positions';
 import { effectiveWords, type ShellCommand } from '../../parse/shell';
 import type { AuditContext } from '../context';
-import type { StaticRule } from '../rule';
+import type { Report, StaticRule } from '../rule';
 import { downloadOf, installOf, isPytestCommand } from './commands';
 import { pipInstallLine, pipTargetOf } from '../pythonImage';
 import { calledFunctions, cmdRange, functionNameOf, scripts, verifierOffline } from './verifierShared';
@@ -120,10 +120,12 @@ export const unpinnedTestDependency: StaticRule = {
 
 export const missingTestDepsInImage: StaticRule = {
   id: 'missing-test-deps-in-image', class: 'brittleness', severity: 'info',
-  title: 'The verifier runs pytest, but nothing installs it',
+  title: 'The verifier runs pytest (or Python), but nothing installs it',
   *check(ctx) {
     const df = ctx.dockerfile();
     if (!df) return;
+    const noPython = pythonMissing(ctx);
+    if (noPython) { yield noPython; return; }
     if (df.froms.some((f) => /t-bench|terminal-bench|pytest|harbor/i.test(f.image))) return;
     // A requirements file may carry it: its content is not followed, so stay quiet.
     const fromFile = df.runs.some((r) => r.shell?.commands.some((c) => installOf(c)?.fromFile));
@@ -140,3 +142,44 @@ export const missingTestDepsInImage: StaticRule = {
     }
   },
 };
+
+/**
+ * Base images that ship no Python at all: the slim and Alpine variants of other languages' images,
+ * Go, and the bare distributions. Only the first two are a warning: bare distribution tags are what
+ * local harnesses rebuild with Python in them (Taskwright's own base-images.sh does), so there the
+ * finding stays a note.
+ */
+const OTHER_LANGUAGE_BASE = /^(?:(?:docker\.io|public\.ecr\.aws\/docker)\/)?(?:library\/)?(?:(?:node|ruby|rust|openjdk)(?::[^@]*(?:slim|alpine)[^@]*)|(?:golang|eclipse-temurin)(?::[^@]*)?)(?:@.*)?$/i;
+const BARE_DISTRO_BASE = /^(?:(?:docker\.io|public\.ecr\.aws\/docker)\/)?(?:library\/)?(?:alpine|debian|ubuntu|busybox)(?::[^@]*)?(?:@.*)?$/i;
+
+/** Installs Python or a tool that brings its own (apt/apk python3, uv, conda, pyenv). */
+const INSTALLS_PYTHON = /\b(python[\d.]*(-[\w.]+)?|pip3?|uv|uvx|conda|mamba|micromamba|pyenv|pipx)\b/;
+
+/**
+ * The verifier runs python3, pip or pytest in an image whose base has no Python and where neither the
+ * Dockerfile nor the verifier installs it (nothing in either names Python at all): the oracle scores 0.
+ */
+function pythonMissing(ctx: AuditContext): Report | undefined {
+  const df = ctx.dockerfile();
+  const base = df?.froms.at(-1);
+  // A separate verifier (Harbor `environment_mode = "separate"`) runs in its own image from tests/.
+  if (!df || !base || ctx.task.verifier.separate) return undefined;
+  const otherLanguage = OTHER_LANGUAGE_BASE.test(base.image);
+  if (!otherLanguage && !BARE_DISTRO_BASE.test(base.image)) return undefined;
+  // Any mention of Python in a RUN or a COPY --from of another stage may bring it: stay quiet.
+  if (df.copies.some((c) => c.from) || df.runs.some((r) => INSTALLS_PYTHON.test(r.instruction.argsText))) return undefined;
+  for (const { file, script } of scripts(ctx)) {
+    const installs = script.commands.some((c) => /^(apt-get|apt|apk|yum|dnf|microdnf|uv|curl|wget|conda)$/.test(c.name) && INSTALLS_PYTHON.test(c.args.map((a) => a.value).join(' ')));
+    if (installs) return undefined;
+    const cmd = script.commands.find((c) => /^(python[\d.]*|pip[\d.]*|pytest)$/.test(effectiveWords(c)[0] ?? ''));
+    if (!cmd) continue;
+    const what = effectiveWords(cmd)[0] ?? 'python3';
+    const hidden = cmd.redirects.some((r) => /^2?>$/.test(r.op) && r.target === '/dev/null') ? ' (its errors are sent to /dev/null, so the log does not even say why)' : '';
+    return {
+      file, range: cmdRange(ctx, file, cmd), severity: otherLanguage ? 'warning' : 'info',
+      message: `The verifier runs \`${what}\`, but the image is \`${base.image}\`, which ships no Python, and nothing installs it${hidden}: the command is not found and the oracle scores 0. Install python3 (and the test tools) in the Dockerfile.`,
+      related: ctx.task.environment.dockerfile ? [{ file: ctx.task.environment.dockerfile, range: base.imageRange ?? base.instruction.range, message: 'base image without Python' }] : [],
+    };
+  }
+  return undefined;
+}

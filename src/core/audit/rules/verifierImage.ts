@@ -1,0 +1,89 @@
+/**
+ * A verifier image (Harbor's `tests/Dockerfile` for a separate verifier, a compose service) built FROM
+ * a bare local tag that nothing in the task builds: on a fresh machine `docker build` looks the name up
+ * on Docker Hub as an official image, finds none, and the verifier never starts.
+ */
+import { parseDockerfile } from '../../parse/dockerfile';
+import { parseYamlShared } from '../../parse/yamlShared';
+import type { StaticRule } from '../rule';
+
+/** Docker Official Images (docker.io/library/*): a bare name among these is pulled, not local. */
+const OFFICIAL = new Set(('adminer aerospike almalinux alpine alt amazoncorretto amazonlinux api-firewall arangodb archlinux '
+  + 'backdrop bash bonita buildpack-deps busybox caddy cassandra chronograf cirros clearlinux clefos clickhouse clojure composer '
+  + 'convertigo couchbase couchdb crate dart debian docker drupal eclipse-mosquitto eclipse-temurin eggdrop elasticsearch '
+  + 'elixir emqx erlang fedora flink fluentd friendica gazebo gcc geonetwork ghost golang gradle groovy haproxy haskell haxe '
+  + 'hello-world hitch httpd hylang ibm-semeru-runtimes ibmjava influxdb irssi jetty joomla jruby julia kapacitor kibana kong '
+  + 'krakend liquibase logstash mageia mariadb matomo maven mediawiki memcached mongo mongo-express monica mono mosquitto mysql '
+  + 'nats neo4j neurodebian nextcloud nginx node notary odoo open-liberty openjdk oraclelinux orientdb percona perl photon php '
+  + 'php-zendserver phpmyadmin plone postfixadmin postgres pypy python r-base rabbitmq rakudo-star redis redmine registry '
+  + 'rethinkdb rocket.chat rockylinux ros ruby rust sapmachine satosa scratch silverpeas solr sonarqube spark spiped storm '
+  + 'swift swipl teamspeak telegraf tomcat tomee traefik ubuntu unit varnish vault websphere-liberty wordpress xwiki yourls '
+  + 'znc zookeeper centos nats-streaming').split(' '));
+
+/** A bare, unqualified image name (no registry, no namespace) that Docker Hub's library does not have. */
+function localTag(image: string): string | undefined {
+  if (!image || image.includes('$') || image.includes('/')) return undefined;
+  const name = image.replace(/@.*$/, '').replace(/:[^:]*$/, '').toLowerCase();
+  return OFFICIAL.has(name) ? undefined : name;
+}
+
+interface ComposeService { readonly image?: string; readonly build?: unknown }
+
+/** Images the task builds itself: compose services with both `build:` and `image:` tag their build. */
+function builtByCompose(text: string | undefined): { built: Set<string>; services: [string, ComposeService][] } {
+  const built = new Set<string>();
+  const services: [string, ComposeService][] = [];
+  if (text === undefined) return { built, services };
+  try {
+    const doc = parseYamlShared(text) as { services?: Record<string, ComposeService> } | undefined;
+    for (const [name, s] of Object.entries(doc?.services ?? {})) {
+      if (!s || typeof s !== 'object') continue;
+      services.push([name, s]);
+      if (s.build !== undefined && typeof s.image === 'string') built.add(s.image.replace(/:[^:]*$/, '').toLowerCase());
+    }
+  } catch {
+    // A compose file that does not parse is the loader's business.
+  }
+  return { built, services };
+}
+
+export const verifierImageLocalBase: StaticRule = {
+  id: 'verifier-image-local-base', class: 'invalidity', severity: 'warning',
+  title: 'A verifier image is built FROM a local tag that nothing in the task builds',
+  *check(ctx) {
+    const tests = (ctx.task.verifier.testsDir || 'tests').replace(/\/+$/, '');
+    const compose = ctx.task.environment.composeFile;
+    const composeText = ctx.text(compose);
+    const { built, services } = builtByCompose(composeText);
+    // A base the environment image also starts from is a repository's shared base, built by its own
+    // scripts (a convention of the dataset): not a tag the task forgot to build.
+    const envBases = new Set((ctx.dockerfile()?.froms ?? []).map((f) => f.image.replace(/@.*$/, '').replace(/:[^:]*$/, '').toLowerCase()));
+    const known = (name: string): boolean => built.has(name) || envBases.has(name);
+    for (const file of ctx.task.files) {
+      if (!file.startsWith(`${tests}/`) || !/(^|\/)(Dockerfile[\w.-]*|[\w.-]+\.Dockerfile)$/.test(file)) continue;
+      const text = ctx.text(file);
+      if (text === undefined) continue;
+      const df = parseDockerfile(text);
+      const stages = new Set(df.froms.map((f) => f.stage?.toLowerCase()).filter((s): s is string => !!s));
+      for (const from of df.froms) {
+        const name = localTag(from.image);
+        if (!name || stages.has(name) || known(name)) continue;
+        yield {
+          file, range: from.imageRange ?? from.instruction.range,
+          message: `The verifier image starts FROM \`${from.image}\`, a bare local tag that nothing in the task builds (the harness gives the environment image its own name): on a fresh machine Docker looks for an official image of that name, finds none, and the verifier never runs. Start from a published image, or build the base in this Dockerfile.`,
+        };
+      }
+    }
+    if (!compose || composeText === undefined) return;
+    for (const [name, s] of services) {
+      if (s.build !== undefined || typeof s.image !== 'string') continue;
+      const tag = localTag(s.image);
+      if (!tag || known(tag)) continue;
+      const at = composeText.indexOf(s.image);
+      yield {
+        file: compose, ...(at >= 0 ? { range: ctx.range(compose, at, at + s.image.length) } : {}),
+        message: `The service \`${name}\` runs \`${s.image}\`, a bare local tag that no service of the compose file builds: on a fresh machine compose pulls it from Docker Hub's library, finds none, and the task does not start. Add a \`build:\` for it, or name a published image.`,
+      };
+    }
+  },
+};
