@@ -1,7 +1,9 @@
 import assert from 'node:assert/strict';
 import { before, describe, it } from 'node:test';
 import { AuditContext } from '../../src/core/audit/context';
+import { layoutOf } from '../../src/core/audit/rules/imageLayout';
 import { loadTask } from '../../src/core/loader/index';
+import { parseDockerfile } from '../../src/core/parse/dockerfile';
 import { ensureParsers } from '../../src/core/parse/treeSitter';
 import { findingsOf, makeTask, removeTemp } from './audit-helpers';
 
@@ -31,6 +33,12 @@ void describe('ctx.workdir(): the final image\'s WORKDIR', () => {
     // Was `${APP_HOME}`.
     assert.equal(await workdirOf('ARG APP_HOME=/workspace\nFROM python:3.12-slim\nARG APP_HOME\nWORKDIR ${APP_HOME}\n'), '/workspace');
     assert.equal(await workdirOf('FROM python:3.12-slim AS base\nWORKDIR /code\nFROM base\nRUN true\n'), '/code');
+  });
+
+  void it('reads an `rm` of a path with an unclosed `[` as a literal, not a broken glob', () => {
+    // Seen in a real Dockerfile (a pasted citation marker): the layout threw building its glob.
+    const l = layoutOf(parseDockerfile('FROM ubuntu:24.04\nWORKDIR /app\nCOPY app.py .\nRUN rm -f /[cite:notes\n'), { contextFiles: ['app.py'], prefix: '', baseWorkdir: () => '/' });
+    assert.deepEqual([...l.files.keys()], ['/app/app.py']);
   });
 });
 

@@ -84,7 +84,8 @@ function assignments(ins: DockerInstruction): [string, string | undefined][] {
 
 /** A glob of COPY sources (`*`, `?`, `[…]`) as a regular expression over one path. */
 function globRe(glob: string): RegExp {
-  const body = glob.replace(/[.+^${}()|\\]/g, '\\$&').replace(/\*/g, '[^/]*').replace(/\?/g, '[^/]');
+  // A `[` with no closing `]` (`rm /[cite:…`) is a literal character to the shell, not a class.
+  const body = glob.replace(/[.+^${}()|\\]/g, '\\$&').replace(/\[(?![^\]/]*\])/g, '\\[').replace(/\*/g, '[^/]*').replace(/\?/g, '[^/]');
   return new RegExp(`^${body}$`);
 }
 
