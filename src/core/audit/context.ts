@@ -7,6 +7,7 @@ import { analyseShell, type ShellScript } from '../parse/shell';
 import type { SyntaxTree } from '../parse/syntax';
 import { parseSync } from '../parse/treeSitter';
 import { parseYamlShared } from '../parse/yamlShared';
+import { imageLayout } from './rules/imageLayout';
 
 /** Files bigger than this are not read as text (data blobs, models). */
 const MAX_TEXT_BYTES = 512 * 1024;
@@ -176,11 +177,13 @@ export class AuditContext {
     return i < 0 ? undefined : this.range(file, i, i + needle.length);
   }
 
-  /** The folder the agent works in: the Dockerfile's last WORKDIR, the configured workdir, or /app. */
+  /**
+   * The folder the agent works in: the final image's WORKDIR as the image layout resolves it (final
+   * stage only, relative ones chained, ARG/ENV expanded, inherited through `FROM <stage>`), else the
+   * configured workdir, or /app. A build stage's WORKDIR is not the agent's.
+   */
   workdir(): string {
-    const df = this.dockerfile();
-    const wd = df ? [...df.instructions].reverse().find((i) => i.keyword === 'WORKDIR')?.args[0]?.value : undefined;
-    return wd ?? this.task.environment.workdir ?? '/app';
+    return imageLayout(this).workdir ?? this.task.environment.workdir ?? '/app';
   }
 
   /** Paths under which the agent (root in the container) plainly writes: its workdir, home and temp folders. */

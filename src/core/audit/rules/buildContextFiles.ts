@@ -1,6 +1,5 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import type { DockerCopy } from '../../parse/dockerfile';
 import { dockerignoreMatcher } from '../../sandbox/buildContext';
 import type { AuditContext } from '../context';
 
@@ -29,21 +28,4 @@ function ignored(ctx: AuditContext): (rel: string) => boolean {
 /** Whether Docker would send this context-relative file to the builder. */
 export function inBuildContext(ctx: AuditContext, rel: string): boolean {
   return ctx.contextFiles.has(rel) && !ignored(ctx)(rel);
-}
-
-/**
- * Context files a COPY source sends into the image when the source is the whole context (`.`, `*`,
- * `./`) or a folder, with where each lands. Plain file sources are left to the name-based checks.
- */
-export function filesCopiedBy(ctx: AuditContext, copy: DockerCopy, source: string): { file: string; dest: string }[] {
-  const s = source.replace(/^\.\//, '').replace(/^\/+/, '').replace(/\/+$/, '');
-  const dest = (copy.dest?.value ?? '').replace(/\/+$/, '');
-  const whole = s === '' || s === '.' || s === '*';
-  const out: { file: string; dest: string }[] = [];
-  for (const f of ctx.contextFiles) {
-    if (!inBuildContext(ctx, f)) continue;
-    if (whole) out.push({ file: f, dest: `${dest}/${f}` });
-    else if (f.startsWith(`${s}/`)) out.push({ file: f, dest: `${dest}/${f.slice(s.length + 1)}` });
-  }
-  return out;
 }

@@ -6,8 +6,8 @@ import type { ShellCommand } from '../../parse/shell';
 import type { AuditContext } from '../context';
 import type { StaticRule } from '../rule';
 import { FILE_LIMITS } from '../../loader/files';
-import { filesCopiedBy, inBuildContext } from './buildContextFiles';
-import { leftInBuildStage } from './buildStages';
+import { inBuildContext } from './buildContextFiles';
+import { imageLayout } from './imageLayout';
 import { installOf } from './commands';
 
 export function dfFile(ctx: AuditContext): string {
@@ -26,26 +26,6 @@ export function* runCommands(df: ParsedDockerfile): Generator<{ run: DockerRun; 
 function removeInstructionFix(file: string, copy: DockerCopy, what: string): Fix {
   const r = copy.instruction.range;
   return { title: `Remove the COPY of ${what}`, preferred: true, edits: [{ file, range: { start: { line: r.start.line, character: 0 }, end: { line: r.end.line + 1, character: 0 } }, newText: '' }] };
-}
-
-/** Paths removed by a later `rm` in a RUN after `line`. */
-export function removedLater(df: ParsedDockerfile, line: number, dest: string): boolean {
-  const base = dest.replace(/\/+$/, '');
-  for (const { run, cmd } of runCommands(df)) {
-    if (run.instruction.range.start.line <= line || cmd.name !== 'rm') continue;
-    if (cmd.args.some((a) => { const v = a.value.replace(/\/+$/, ''); return v === base || base.startsWith(`${v}/`) || (v.endsWith('*') && base.startsWith(v.slice(0, -1))); })) return true;
-  }
-  return false;
-}
-
-export function copyDestFor(copy: DockerCopy, src: string): string {
-  const dest = copy.dest?.value ?? '';
-  if (dest.endsWith('/') || copy.sources.length > 1) return `${dest.replace(/\/+$/, '')}/${src.replace(/\/+$/, '').split('/').pop() ?? ''}`;
-  return dest;
-}
-
-export function contextCopies(df: ParsedDockerfile): DockerCopy[] {
-  return df.copies.filter((c) => !c.from && c.dest);
 }
 
 function norm(p: string): string {
@@ -76,9 +56,30 @@ function isSolutionFile(ctx: AuditContext, rel: string): boolean {
   return rel === sol || (dir !== undefined && /(^|\/)(solution|oracle)$/.test(dir) && rel.startsWith(`${dir}/`));
 }
 
-/** Files a whole-context or folder COPY ships that `pick` selects, minus those a later RUN deletes. */
-function shippedBy(ctx: AuditContext, df: ParsedDockerfile, copy: DockerCopy, src: string, pick: (rel: string) => boolean): string[] {
-  return filesCopiedBy(ctx, copy, src).filter((f) => pick(f.file) && !removedLater(df, copy.instruction.range.start.line, f.dest)).map((f) => f.file);
+/** The build context's folder as a task-relative prefix (`environment/`, or empty for the task root). */
+function contextPrefix(ctx: AuditContext): string {
+  const ctxDir = norm(ctx.task.environment.contextDir || '.');
+  return ctxDir === '.' || ctxDir === '' ? '' : `${ctxDir}/`;
+}
+
+/**
+ * What one source of a COPY/ADD leaves in the final image, by the image layout (final stage, carried
+ * through `COPY --from` and `FROM <stage>`, minus what a later `rm` deletes): the context files it
+ * put there, and whether anything of it survives at all (a folder the listing does not reach counts).
+ */
+function survivorsOf(ctx: AuditContext, copy: DockerCopy, arg: number): { files: string[]; any: boolean } {
+  const { files, opaqueDirs } = imageLayout(ctx);
+  const line = copy.instruction.range.start.line;
+  const prefix = contextPrefix(ctx);
+  const out = new Set<string>();
+  let any = false;
+  for (const f of files.values()) {
+    if (f.line !== line || f.arg !== arg) continue;
+    any = true;
+    if (f.source?.startsWith(prefix)) out.add(f.source.slice(prefix.length));
+  }
+  if (!any) any = [...opaqueDirs.values()].includes(line);
+  return { files: [...out].sort(), any };
 }
 
 function listed(files: readonly string[]): string {
@@ -111,19 +112,22 @@ function copiedIntoImageRule(spec: CopiedIntoImageSpec): StaticRule {
       const df = ctx.dockerfile();
       if (!df) return;
       const file = dfFile(ctx);
-      for (const copy of contextCopies(df)) {
-        for (const src of copy.sources) {
+      for (const copy of df.copies) {
+        if (!copy.dest) continue;
+        for (const [arg, src] of copy.sources.entries()) {
           const s = norm(src.value);
-          // Into a build stage the final image leaves behind (a data generator): the agent never sees it.
-          if (leftInBuildStage(df, copy, src.value)) continue;
-          if (!spec.names(ctx, s) || s === '.' || s === '*') {
-            const shipped = shippedBy(ctx, df, copy, src.value, (rel) => spec.protects(ctx, rel));
+          // What the final image holds from this source: a build stage's copy the image leaves
+          // behind, or one a later `rm` deletes, never reaches the agent.
+          const kept = survivorsOf(ctx, copy, arg);
+          if (!kept.any) continue;
+          // A `COPY --from` line carries more than the protected files: it is reported, not removed.
+          if (copy.from !== undefined || !spec.names(ctx, s) || s === '.' || s === '*') {
+            const shipped = kept.files.filter((rel) => spec.protects(ctx, rel));
             if (shipped.length > 0 && (spec.matters?.(ctx, shipped) ?? true)) {
               yield { file, range: copy.instruction.range, message: spec.broadMessage(copy, src.value, shipped) };
             }
             continue;
           }
-          if (removedLater(df, copy.instruction.range.start.line, copyDestFor(copy, s))) continue;
           yield {
             file, range: copy.instruction.range,
             message: spec.directMessage(copy, src.value),
@@ -144,7 +148,7 @@ function copiedIntoImageRule(spec: CopiedIntoImageSpec): StaticRule {
 function recipeUsesTaskRoot(ctx: AuditContext, ctxDir: string): boolean {
   const df = ctx.dockerfile();
   if (!df || ctxDir === '.' || ctxDir === '') return false;
-  return contextCopies(df).some((c) => c.sources.some((src) => norm(src.value).startsWith(`${ctxDir}/`)));
+  return df.copies.some((c) => !c.from && c.sources.some((src) => norm(src.value).startsWith(`${ctxDir}/`)));
 }
 
 /** The tests folder relative to the build context (Harbor keeps it outside environment/). */
@@ -279,8 +283,8 @@ export const copySourceMissing: StaticRule = {
     // recipe, often built from the task folder itself, so a source found there is not missing.
     const prebuilt = ctx.task.environment.dockerImage !== undefined;
     const taskDirs = prebuilt ? foldersOf(ctx.task.files) : new Set<string>();
-    for (const copy of contextCopies(df)) {
-      if (copy.instruction.argsText.includes('<<')) continue;
+    for (const copy of df.copies) {
+      if (copy.from !== undefined || !copy.dest || copy.instruction.argsText.includes('<<')) continue;
       for (const src of copy.sources) {
         const v = src.value;
         if (/^(https?:|git@)/.test(v) || v.includes('$')) continue;

@@ -12,6 +12,8 @@ export interface ImageFile {
   readonly line: number;
   /** The task file copied (task-relative), when it comes from the build context. */
   readonly source?: string;
+  /** Which of that COPY/ADD's sources (0-based) put it there: rules name the one word at fault. */
+  readonly arg?: number;
 }
 
 /** The final image's filesystem as far as the Dockerfile shows it. */
@@ -82,7 +84,8 @@ function assignments(ins: DockerInstruction): [string, string | undefined][] {
 
 /** A glob of COPY sources (`*`, `?`, `[…]`) as a regular expression over one path. */
 function globRe(glob: string): RegExp {
-  const body = glob.replace(/[.+^${}()|\\]/g, '\\$&').replace(/\*/g, '[^/]*').replace(/\?/g, '[^/]');
+  // A `[` with no closing `]` (`rm /[cite:…`) is a literal character to the shell, not a class.
+  const body = glob.replace(/[.+^${}()|\\]/g, '\\$&').replace(/\[(?![^\]/]*\])/g, '\\[').replace(/\*/g, '[^/]*').replace(/\?/g, '[^/]');
   return new RegExp(`^${body}$`);
 }
 
@@ -155,7 +158,7 @@ function copyInto(st: Stage, copy: DockerCopy, stages: readonly Stage[], input: 
   if (copy.from !== undefined) {
     const from = copy.from.toLowerCase();
     const other = /^\d+$/.test(from) ? stages[Number(from)] : stages.find((s) => s.names.includes(from));
-    for (const s of srcs) {
+    for (const [arg, s] of srcs.entries()) {
       if (s === undefined) { st.dirs.set(dest, line); continue; }
       const abs = path.posix.resolve('/', s);
       if (!other) { st.dirs.set(destIsDir ? path.posix.join(dest, path.posix.basename(abs)) : dest, line); continue; }
@@ -163,7 +166,7 @@ function copyInto(st: Stage, copy: DockerCopy, stages: readonly Stage[], input: 
       const moved = spread([...other.files.keys()].map(clean), rel, dest, destIsDir);
       for (const m of moved) {
         const source = other.files.get(`/${m.from}`)?.source;
-        put(m.to, { line, ...(source !== undefined ? { source } : {}) });
+        put(m.to, { line, arg, ...(source !== undefined ? { source } : {}) });
       }
       // What the stage built (a RUN's output) is not listed: the destination is the build's either way.
       if (!other.files.has(abs)) st.dirs.set(dest, line);
@@ -171,17 +174,17 @@ function copyInto(st: Stage, copy: DockerCopy, stages: readonly Stage[], input: 
     addFolder(st, destIsDir ? dest : path.posix.dirname(dest));
     return;
   }
-  for (const s of srcs) {
+  for (const [arg, s] of srcs.entries()) {
     if (s === undefined) { st.dirs.set(dest, line); continue; }
-    if (URL.test(s)) { put(destIsDir ? path.posix.join(dest, path.posix.basename(s.split('?')[0] ?? s)) : dest, { line }); continue; }
+    if (URL.test(s)) { put(destIsDir ? path.posix.join(dest, path.posix.basename(s.split('?')[0] ?? s)) : dest, { line, arg }); continue; }
     if (copy.instruction.keyword === 'ADD' && ARCHIVE.test(s)) { st.dirs.set(dest, line); continue; }
     const moved = spread(input.contextFiles, s, dest, destIsDir);
-    for (const m of moved) put(m.to, { line, source: `${input.prefix}${m.from}` });
+    for (const m of moved) put(m.to, { line, arg, source: `${input.prefix}${m.from}` });
     if (moved.length > 0 || /[*?[]/.test(s)) continue;
     // A source the listing does not hold (deeper than its cap, or missing): the Dockerfile still says
     // where it goes, a file by its name, a folder (`dir/`, `.`) as contents unknown.
     if (/\/$|(^|\/)\.$/.test(s)) st.dirs.set(dest, line);
-    else put(destIsDir ? path.posix.join(dest, path.posix.basename(clean(s))) : dest, { line, source: `${input.prefix}${clean(s)}` });
+    else put(destIsDir ? path.posix.join(dest, path.posix.basename(clean(s))) : dest, { line, arg, source: `${input.prefix}${clean(s)}` });
   }
   addFolder(st, destIsDir ? dest : path.posix.dirname(dest));
 }
