@@ -366,6 +366,12 @@ export const CASES: readonly RuleCase[] = [
     bad: { 'docker-compose.yaml': 'services:\n  client:\n    build:\n      context: ../..\n      dockerfile: Dockerfile\n' },
     good: { 'docker-compose.yaml': 'services:\n  client:\n    build:\n      context: .\n      dockerfile: Dockerfile\n' },
   },
+  {
+    // Harbor sets CONTEXT_DIR to the task's environment folder when it runs the compose file.
+    rule: 'path-outside-task', base: 'clean-harbor',
+    bad: { 'environment/docker-compose.yaml': 'services:\n  main:\n    build:\n      context: ${CONTEXT_DIR}/../..\n' },
+    good: { 'environment/docker-compose.yaml': 'services:\n  main:\n    build:\n      context: ${CONTEXT_DIR}/..\n      dockerfile: environment/Dockerfile\n' },
+  },
   ...RECALL_CASES,
   ...RECALL_TEST_CASES,
 ];

@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import type { Task } from '../model/task';
 import { parseYamlShared } from '../parse/yamlShared';
 
 /**
@@ -16,6 +17,41 @@ export interface ComposeMain {
   /** Services that would have to run beside the main one (not supported yet). */
   readonly otherServices: readonly string[];
   readonly notes: readonly string[];
+}
+
+/**
+ * The variables each harness sets when it runs a task's compose file, so `${CONTEXT_DIR}/..` or
+ * `${T_BENCH_TEST_DIR}` resolve as they do there (an unset variable would read as empty and turn
+ * `${CONTEXT_DIR}/..` into `/..`). TB1: terminal_bench's docker-compose manager; Harbor: its
+ * DockerEnvironmentEnvVars, where CONTEXT_DIR is the task's environment folder.
+ */
+export function composeVars(task: Pick<Task, 'format' | 'dir' | 'environment'>, imageName: string, containerName: string): Record<string, string> {
+  if (task.format === 'harbor') {
+    return {
+      MAIN_IMAGE_NAME: imageName,
+      CONTEXT_DIR: path.resolve(task.dir, task.environment.contextDir),
+      TEST_DIR: '/tests',
+      HOST_VERIFIER_LOGS_PATH: '/tmp/tw-logs/verifier',
+      HOST_AGENT_LOGS_PATH: '/tmp/tw-logs/agent',
+      HOST_ARTIFACTS_PATH: '/tmp/tw-logs/artifacts',
+      ENV_VERIFIER_LOGS_PATH: '/logs/verifier',
+      ENV_AGENT_LOGS_PATH: '/logs/agent',
+      ENV_ARTIFACTS_PATH: '/logs/artifacts',
+      CPUS: String(task.environment.cpus ?? 1),
+      MEMORY: `${task.environment.memoryMb ?? 1024}M`,
+    };
+  }
+  return {
+    T_BENCH_TASK_DOCKER_CLIENT_IMAGE_NAME: imageName,
+    T_BENCH_TASK_DOCKER_CLIENT_CONTAINER_NAME: containerName,
+    T_BENCH_TASK_DOCKER_NAME_PREFIX: containerName,
+    T_BENCH_TEST_DIR: '/tests',
+    T_BENCH_CONTAINER_LOGS_PATH: '/logs',
+    T_BENCH_CONTAINER_AGENT_LOGS_PATH: '/agent-logs',
+    T_BENCH_TASK_LOGS_PATH: '/tmp/tw-logs',
+    T_BENCH_TASK_AGENT_LOGS_PATH: '/tmp/tw-agent-logs',
+    T_BENCH_TASK_DOCKER_FILE_PATH: 'Dockerfile',
+  };
 }
 
 function substitute(value: string, vars: Readonly<Record<string, string>>): string {
@@ -60,7 +96,7 @@ export function readComposeMain(file: string, vars: Readonly<Record<string, stri
   for (const key of ['ports', 'networks', 'depends_on', 'privileged', 'cap_add', 'devices']) {
     if (svc[key] !== undefined) notes.push(`'${key}' of service '${name}' is ignored (trials run alone, network none, unprivileged)`);
   }
-  if (Array.isArray(svc.volumes) && svc.volumes.some((v) => typeof v === 'string' && !/T_BENCH_/.test(v))) {
+  if (Array.isArray(svc.volumes) && svc.volumes.some((v) => typeof v === 'string' && !/T_BENCH_|_LOGS_PATH|ARTIFACTS_PATH/.test(v))) {
     notes.push(`volumes of service '${name}' other than the harness's log folders are not mounted`);
   }
   const image = typeof svc.image === 'string' ? substitute(svc.image, vars) : undefined;

@@ -3,7 +3,7 @@ import path from 'node:path';
 import type { Task } from '../model/task';
 import { readBuildContext } from './buildContext';
 import { DiskFullError, isDiskFull } from '../results/diskFull';
-import { readComposeMain } from './compose';
+import { composeVars, readComposeMain } from './compose';
 import { assertInsideTask } from './contain';
 import { InfraError, LABEL, LABEL_TASK, type ContainerRuntime } from './runtime';
 
@@ -88,17 +88,7 @@ export class ImageCache {
     let image = env.dockerImage;
 
     if (env.composeFile && fs.existsSync(taskFile(task, env.composeFile))) {
-      const vars = {
-        T_BENCH_TASK_DOCKER_CLIENT_IMAGE_NAME: imageRepo(task.id),
-        T_BENCH_TASK_DOCKER_CLIENT_CONTAINER_NAME: `tw_${task.id}`,
-        T_BENCH_TASK_DOCKER_NAME_PREFIX: `tw_${task.id}`,
-        T_BENCH_TEST_DIR: '/tests',
-        T_BENCH_CONTAINER_LOGS_PATH: '/logs',
-        T_BENCH_CONTAINER_AGENT_LOGS_PATH: '/agent-logs',
-        T_BENCH_TASK_LOGS_PATH: '/tmp/tw-logs',
-        T_BENCH_TASK_AGENT_LOGS_PATH: '/tmp/tw-agent-logs',
-        T_BENCH_TASK_DOCKER_FILE_PATH: 'Dockerfile',
-      };
+      const vars = composeVars(task, imageRepo(task.id), `tw_${task.id}`);
       let main;
       try {
         main = readComposeMain(taskFile(task, env.composeFile), vars);
@@ -115,7 +105,7 @@ export class ImageCache {
       if (main.build) {
         contextDir = main.build.context;
         dockerfile = path.resolve(contextDir, main.build.dockerfile);
-      } else if (main.image && main.image !== vars.T_BENCH_TASK_DOCKER_CLIENT_IMAGE_NAME) {
+      } else if (main.image && main.image !== imageRepo(task.id)) {
         image = main.image;
       }
     }

@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { readComposeMain } from '../../sandbox/compose';
+import { composeVars, readComposeMain } from '../../sandbox/compose';
 import { escapesTask, PATH_OUTSIDE_TASK } from '../../sandbox/contain';
 import type { AuditContext } from '../context';
 import type { Report, StaticRule } from '../rule';
@@ -48,7 +48,7 @@ function* check(ctx: AuditContext): Iterable<Report> {
     const abs = path.resolve(task.dir, task.environment.composeFile);
     let build: { context: string; dockerfile: string } | undefined;
     try {
-      build = readComposeMain(abs, {}).build;
+      build = readComposeMain(abs, composeVars(task, 'main', 'main')).build;
     } catch {
       build = undefined; // An unreadable compose file is reported by the loader and the runner.
     }
