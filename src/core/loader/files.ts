@@ -43,12 +43,24 @@ export class TaskFiles {
   }
 
   async isFile(rel: string): Promise<boolean> {
+    return this.isFileSync(rel);
+  }
+
+  isFileSync(rel: string): boolean {
     if (this.overlay.has(this.abs(rel))) return true;
     try {
       return fsSync.statSync(this.abs(rel)).isFile();
     } catch {
       return false;
     }
+  }
+
+  /**
+   * Whether a file is in the listing, or on disk when the listing stopped at its bound: a file the
+   * listing did not reach is not a missing file.
+   */
+  listed(fileList: readonly string[], rel: string): boolean {
+    return fileList.includes(rel) || (fileList.length >= FILE_LIMITS.maxFiles && this.isFileSync(rel));
   }
 
   async isDir(rel: string): Promise<boolean> {
@@ -74,26 +86,30 @@ export class TaskFiles {
    */
   listSync(): string[] {
     const out = new Set<string>();
-    const walk = (rel: string, depth: number): void => {
-      if (depth > FILE_LIMITS.maxDepth || out.size >= FILE_LIMITS.maxFiles) return;
-      let entries;
-      try {
-        entries = fsSync.readdirSync(rel ? this.abs(rel) : this.dir, { withFileTypes: true });
-      } catch {
-        return;
-      }
-      entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-      for (const e of entries) {
-        if (out.size >= FILE_LIMITS.maxFiles) return;
-        const child = rel ? `${rel}/${e.name}` : e.name;
-        if (e.isDirectory()) {
-          if (!SKIPPED_FOLDERS.has(e.name)) walk(child, depth + 1);
-        } else {
-          out.add(child);
+    // Breadth first: when the file count bound cuts a folder short, it cuts the deepest files (a
+    // checked-in dataset under environment/), never tests/test.sh or solution/solve.sh beside it.
+    let level: string[] = [''];
+    for (let depth = 0; level.length > 0 && depth <= FILE_LIMITS.maxDepth && out.size < FILE_LIMITS.maxFiles; depth++) {
+      const next: string[] = [];
+      for (const rel of level) {
+        let entries;
+        try {
+          entries = fsSync.readdirSync(rel ? this.abs(rel) : this.dir, { withFileTypes: true });
+        } catch {
+          continue;
+        }
+        entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+        for (const e of entries) {
+          const child = rel ? `${rel}/${e.name}` : e.name;
+          if (e.isDirectory()) {
+            if (!SKIPPED_FOLDERS.has(e.name)) next.push(child);
+          } else if (out.size < FILE_LIMITS.maxFiles) {
+            out.add(child);
+          }
         }
       }
-    };
-    walk('', 0);
+      level = next;
+    }
     for (const abs of this.overlay.keys()) {
       const rel = path.relative(this.dir, abs);
       if (rel && !rel.startsWith('..') && !path.isAbsolute(rel)) out.add(rel.split(path.sep).join('/'));

@@ -17,7 +17,7 @@ export const HARBOR_NETWORK_MODES: readonly string[] = ['public', 'no-network', 
 const CONFIG = 'task.toml';
 
 export async function loadHarbor(id: string, files: TaskFiles, fileList: readonly string[], problems: ProblemSink): Promise<Task> {
-  const has = (f: string): boolean => fileList.includes(f);
+  const has = (f: string): boolean => files.listed(fileList, f);
   const read = await readConfig(files, CONFIG, problems);
   const reader = read?.reader ?? new ConfigReader(CONFIG, {}, new Map(), problems);
   reportUnknownKeys(reader, HARBOR_KEYS, problems, 'Harbor');
@@ -191,7 +191,7 @@ export async function loadHarbor(id: string, files: TaskFiles, fileList: readonl
  * solution/ as fallbacks. Steps after the first report their own missing instruction.
  */
 async function loadSteps(files: TaskFiles, names: readonly string[], fileList: readonly string[], testScript: string, windows: boolean, problems: ProblemSink): Promise<TaskStep[]> {
-  const has = (f: string): boolean => fileList.includes(f);
+  const has = (f: string): boolean => files.listed(fileList, f);
   const out: TaskStep[] = [];
   for (const [i, name] of names.entries()) {
     const dir = `steps/${name}/`;

@@ -21,7 +21,7 @@ export const DIFFICULTIES: readonly Difficulty[] = ['easy', 'medium', 'hard', 'u
 const CONFIG = 'task.yaml';
 
 export async function loadTb1(id: string, files: TaskFiles, fileList: readonly string[], problems: ProblemSink): Promise<Task> {
-  const has = (f: string): boolean => fileList.includes(f);
+  const has = (f: string): boolean => files.listed(fileList, f);
   const read = await readConfig(files, CONFIG, problems);
   let reader = read?.reader ?? new ConfigReader(CONFIG, {}, new Map(), problems);
   if (read && reader.data !== undefined && reader.data !== null && !isRecord(reader.data)) {

@@ -1,7 +1,8 @@
 import { callArgs, calleeName, stringValue, text } from '../../parse/python';
 import { descendants, type SyntaxNode } from '../../parse/syntax';
 import type { StaticRule } from '../rule';
-import { madeByImage } from './imageLayout';
+import { PYTHON_STDLIB } from '../../parse/pythonStdlib';
+import { imageLayout, madeByImage } from './imageLayout';
 import { asserts, tests } from './pyTestFiles';
 
 /** `sys.path.insert(0, "/app/src")`, `sys.path.append("/app")`: folders the tests import from. */
@@ -38,7 +39,10 @@ export const verifierImportsAgentModule: StaticRule = {
         if (!mod) continue;
         const modName = text(tf.tree, mod);
         if (modName.includes('.')) continue;
-        const file = roots.map((r) => `${r}/${modName}.py`).find((f) => madeByImage(ctx, f));
+        // A standard-library name (`from pathlib import Path`) is the interpreter's module unless the
+        // image is seen to ship that very file: a folder of unknown content does not make it one.
+        const ships = PYTHON_STDLIB.has(modName) ? (f: string) => imageLayout(ctx).files.has(f) : (f: string) => madeByImage(ctx, f);
+        const file = roots.map((r) => `${r}/${modName}.py`).find(ships);
         if (!file) continue;
         // The agent's assignment: the instruction names the file (or the module) it is to change.
         if (new RegExp(`\\b${modName}(\\.py)?\\b`).test(prose)) continue;

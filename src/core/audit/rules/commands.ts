@@ -98,6 +98,8 @@ export function installOf(cmd: ShellCommand): InstallCommand | undefined {
       if (x.startsWith('-')) continue;
       // The tool itself: `uvx pytest` resolves the newest release at run time, unless a `--with`
       // requirement pins the same package.
+      // With `--from pkg` the word is a command that package provides, not a package resolved by name.
+      if (w.slice(0, i).some((y) => y === '--from')) break;
       const tool = x.split(/[=<>!~[@]/)[0] ?? x;
       const pinnedByWith = packages.some((p) => p.name === tool && p.pinned);
       packages.push({ name: tool, spec: x, pinned: pinnedByWith || isPinnedRequirement(x), argIndex: argIndexOf(cmd, w, i) });

@@ -2,6 +2,7 @@ import { parseAllDocuments } from 'yaml';
 import type { Range } from '../../model/positions';
 import { calleeName, keywordArg, text } from '../../parse/python';
 import { descendants, findAncestor } from '../../parse/syntax';
+import { escapeRegExp } from '../../parse/regex';
 import type { AuditContext } from '../context';
 import type { StaticRule } from '../rule';
 import { installOf, urlHost } from './commands';
@@ -23,6 +24,18 @@ function fieldRange(ctx: AuditContext, keys: readonly string[]): { file: string;
 /** The text before a path on its Python line: the path is the argument of a file or process call, or a variable's value. */
 const PY_FILE_ACCESS = /\b(open|Path|PurePath|exists|isfile|isdir|listdir|scandir|walk|glob|iglob|read_text|read_bytes|read_csv|read_json|load|loadtxt|chdir|run|check_output|check_call|Popen|call|system|copy|copyfile|copytree|rmtree|remove|unlink|mkdir|makedirs|stat|connect)\s*\([^)]*$|^\s*[A-Za-z_][\w.]*\s*=\s*(?:Path\(\s*)?[rbfRBF]?["']$/;
 
+/**
+ * A user the task itself knows: named as a word in the instruction (the principal to sign, the login
+ * to create), or as a quoted name in its scripts and tests (`useradd appuser`, `_ensure_user("appuser")`).
+ * Its home folder is made in the container, not left from the author's machine.
+ */
+function containerUser(ctx: AuditContext, files: readonly string[], user: string): boolean {
+  const word = new RegExp(`(?<![\\w/.-])${escapeRegExp(user)}(?![\\w/.-])`);
+  if (word.test(ctx.instruction()) || ctx.instruction().includes(`/home/${user}`)) return true;
+  const quoted = new RegExp(`["'\\s]${escapeRegExp(user)}["'\\s]|\\b(useradd|adduser)\\b[^\\n]*\\b${escapeRegExp(user)}\\b`);
+  return files.some((f) => quoted.test(ctx.text(f) ?? ''));
+}
+
 export const hardcodedHostPath: StaticRule = {
   id: 'hardcoded-host-path', class: 'brittleness', severity: 'warning',
   title: 'A path from the author\'s machine (/Users/…, /home/<user>/…, C:\\…)',
@@ -43,7 +56,7 @@ export const hardcodedHostPath: StaticRule = {
         const bound = file.endsWith('.py') ? /^\s*([A-Za-z_]\w*)\s*=/.exec(t.slice(lineStart, m.index))?.[1] : undefined;
         if (bound && new RegExp(`\\b${bound}\\.(exists|is_file|is_dir)\\(\\)|\\b(exists|isfile|isdir)\\(\\s*${bound}\\s*\\)`).test(t)) continue;
         const user = m[2];
-        if (user && (dfText.includes(user) || ctx.instruction().includes(`/home/${user}`) || /^(user|agent|app|ubuntu|runner|root|node|jovyan|vscode|dev|test|tester|student|ctf|admin|devuser)$/.test(user))) continue;
+        if (user && (dfText.includes(user) || containerUser(ctx, files, user) || /^(user|agent|app|ubuntu|runner|root|node|jovyan|vscode|dev|test|tester|student|ctf|admin|devuser)$/.test(user))) continue;
         yield { file, range: ctx.range(file, m.index, m.index + m[0].length), message: `${m[0]} is a path on the author's machine: it does not exist in the task's container.` };
       }
     }

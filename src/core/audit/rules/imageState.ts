@@ -88,6 +88,8 @@ export const tb1TerminalToolsMissing: StaticRule = {
 
 /** Names that say "expected answer" outright (an encrypted `.enc` oracle payload is not readable, so not one). */
 const ANSWER_NAME = /(^|\/)(expected|golden|ground[_-]?truth|answers?|reference[_-]?(output|answer|solution)|solution[_-]?output)([_.\-/]|$)/i;
+/** Documentation, not data: README, LICENSE, NOTICE, CHANGELOG, whatever the extension. */
+const DOC_NAME = /^(readme|license|licence|notice|changelog|contributing)([._-]|$)/i;
 /** Data a test compares against (code the tests run is the agent's business). */
 const DATA_FILE = /\.(json|jsonl|csv|tsv|txt|ya?ml|xml|npy|npz|parquet|pkl|out|ans|expected|md5|sha256|sig)$/i;
 
@@ -154,6 +156,7 @@ export const answerInImage: StaticRule = {
     const instr = [ctx.instruction(), ...(ctx.task.steps ?? []).map((st) => st.instruction ?? '')].join('\n');
     const sol = ctx.text(ctx.solutionScript) ?? (ctx.task.solution.commands ?? []).map((c) => c.command).join('\n');
     const byLine = new Map<number, string[]>();
+    const testsDir = (ctx.task.verifier.testsDir || 'tests').replace(/\/+$/, '');
     for (const [dest, { line }] of imageLayout(ctx).files) {
       const name = path.posix.basename(dest);
       // An answer is what the verifier compares against: the tests must reach it (by name or by a
@@ -161,7 +164,10 @@ export const answerInImage: StaticRule = {
       const folders = dest.split('/').slice(1, -1).filter((d) => ANSWER_NAME.test(`/${d}`));
       const reachedByTests = tests.includes(name) || folders.some((d) => tests.includes(d));
       const givenToAgent = instr.includes(name) || folders.some((d) => instr.includes(d));
-      const named = ANSWER_NAME.test(dest) && reachedByTests && !givenToAgent;
+      // The tests reaching the name while shipping a file of that name themselves read their own copy
+      // (unless they open the image path); a README beside the answers documents, it answers nothing.
+      const ownCopy = ctx.task.files.some((f) => f.startsWith(`${testsDir}/`) && path.posix.basename(f) === name) && !tests.includes(dest);
+      const named = ANSWER_NAME.test(dest) && reachedByTests && !givenToAgent && !ownCopy && !DOC_NAME.test(name);
       const gradingOnly = DATA_FILE.test(name) && tests.includes(dest) && !instr.includes(name) && !sol.includes(name) && ctx.task.solution.file !== undefined;
       if (!named && !gradingOnly) continue;
       byLine.set(line, [...(byLine.get(line) ?? []), dest]);

@@ -4,6 +4,7 @@ import { childByField, descendants, findAncestor, type SyntaxNode, type SyntaxTr
 import type { StaticRule } from '../rule';
 import { assertExpr, assertingHelpers, asserts, failsOtherwise, fnRange, own, tests, type TestFile } from './pyTestFiles';
 import { otherRunnerSkips } from './runnerSkips';
+import { rewardFromTestWrittenFile } from './scoreFile';
 import { guardsShippedFiles } from './skipGuards';
 
 const EXISTENCE = /(^|\.)(exists|isfile|isdir|is_file|is_dir|access|lexists)$/;
@@ -115,8 +116,11 @@ export const trivialAssertion: StaticRule = {
           // passes by design; it gates nothing, so it is a note, not a hole in the verifier.
           const advisory = own(fn, 'call').some((x) => /^(print|warnings\.warn|logging\.\w+|\w+\.warning)$/.test(calleeName(tf.tree, x))
             && stringLiterals(tf.tree, x).some((l) => ADVISORY.test(l.value)));
+          // Graded by a score file the tests write (pytest's status discarded), a test ending in
+          // `assert True` is the scoring step, not a check.
+          const vacuous = onlyOne && !advisory && !failsOtherwise(tf, fn, assertingHelpers(tf)) && !rewardFromTestWrittenFile(ctx);
           yield {
-            file: tf.file, range: ctx.range(tf.file, a.start, a.end), severity: onlyOne && !advisory && !failsOtherwise(tf, fn, assertingHelpers(tf)) ? 'error' as const : 'info' as const,
+            file: tf.file, range: ctx.range(tf.file, a.start, a.end), severity: vacuous ? 'error' as const : 'info' as const,
             message: `\`${text(tf.tree, a).split('\n')[0]}\` always holds${e.type === 'tuple' ? ' (a non-empty tuple is true)' : ''}: it checks nothing about the agent's work.`,
           };
         }
@@ -255,7 +259,9 @@ export const skipCountsAsPass: StaticRule = {
   id: 'skip-counts-as-pass', class: 'misalignment', severity: 'warning',
   title: 'Tests skip themselves, and a skipped test does not fail the verdict',
   *check(ctx) {
-    for (const tf of tests(ctx)) {
+    // Graded by a score file the tests write, with pytest's status discarded: a skip scores nothing.
+    const pytestDecides = !rewardFromTestWrittenFile(ctx);
+    for (const tf of pytestDecides ? tests(ctx) : []) {
       for (const c of descendants(tf.tree.root, 'call')) {
         const name = calleeName(tf.tree, c);
         if (!/^pytest\.(skip|importorskip)$/.test(name)) continue;
