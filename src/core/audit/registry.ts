@@ -2,6 +2,7 @@ import { LOADER_RULES as LOADER_SEVERITY } from '../loader/index';
 import { metaOf, type RuleMeta, type RuleSpec, type StaticRule } from './rule';
 import * as aptPins from './rules/aptPins';
 import * as dockerfile from './rules/dockerfile';
+import * as imageBuild from './rules/imageBuild';
 import * as cross from './rules/crossFile';
 import { pathOutsideTask } from './rules/pathOutsideTask';
 import * as py from './rules/pythonTests';
@@ -64,11 +65,11 @@ export const STATIC_RULES: readonly StaticRule[] = [
   image.answerInImage,
   dockerfile.copySourceMissing,
   dockerfile.heredocWithoutSyntax,
-  dockerfile.baseImageUnpinned,
+  imageBuild.baseImageUnpinned,
   aptPins.aptExactVersionPin,
-  dockerfile.unpinnedImagePackage,
-  dockerfile.aptInstallWithoutUpdate,
-  dockerfile.nprocWithCpuLimit,
+  imageBuild.unpinnedImagePackage,
+  imageBuild.aptInstallWithoutUpdate,
+  imageBuild.nprocWithCpuLimit,
   downloadWithoutFail,
   unversionedDownloadUrl,
   verifierImageLocalBase,

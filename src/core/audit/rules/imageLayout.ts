@@ -4,7 +4,7 @@ import path from 'node:path';
 import type { DockerCopy, DockerInstruction, ParsedDockerfile } from '../../parse/dockerfile';
 import type { AuditContext } from '../context';
 import { inBuildContext } from './buildContextFiles';
-import { MOVING_IMAGES } from './dockerfile';
+import { MOVING_IMAGES } from './imageBuild';
 
 /** A file the build puts at an image path. */
 export interface ImageFile {

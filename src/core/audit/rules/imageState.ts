@@ -2,7 +2,7 @@ import path from 'node:path';
 import type { ParsedDockerfile } from '../../parse/dockerfile';
 import type { StaticRule } from '../rule';
 import { PATH_IN_TEXT } from './crossFile';
-import { MOVING_IMAGES } from './dockerfile';
+import { MOVING_IMAGES } from './imageBuild';
 import { imageLayout } from './imageLayout';
 import type { Report } from '../rule';
 
