@@ -124,11 +124,12 @@ function analyseCommand(tree: SyntaxTree, node: SyntaxNode, pipelineIds: Map<Syn
   const redirects: ShellRedirect[] = [];
   if (unit.parent?.type === 'redirected_statement') {
     unit = unit.parent;
-    for (const r of unit.children.filter((c) => c.field === 'redirect')) {
-      const dest = childByField(r, 'destination');
-      const op = r.children.find((c) => !c.named)?.type ?? '>';
-      if (dest) redirects.push({ op, target: wordValue(tree, dest), start: r.start, end: r.end });
-    }
+    redirects.push(...redirectsOf(tree, unit));
+  }
+  // tree-sitter-bash hangs a trailing redirect on the whole list or pipeline (`a && b > f`,
+  // `x | y > out`); bash applies it to the last command only, so it is that command's.
+  for (let p = node.parent; redirects.length === 0 && p && (p.type === 'list' || p.type === 'pipeline') && p.end === node.end; p = p.parent) {
+    if (p.parent?.type === 'redirected_statement' && p.field === 'body') redirects.push(...redirectsOf(tree, p.parent));
   }
   let pipeline: ShellCommand['pipeline'];
   if (unit.parent?.type === 'pipeline') {
@@ -183,6 +184,16 @@ function analyseCommand(tree: SyntaxTree, node: SyntaxNode, pipelineIds: Map<Syn
     node, name, nameWord, args, start: node.start, end: node.end, background, guarded, conditional, orTrue,
     inLoop, inFunction, inSubstitution, stdoutCaptured, redirects, ...(pipeline ? { pipeline } : {}),
   };
+}
+
+function redirectsOf(tree: SyntaxTree, stmt: SyntaxNode): ShellRedirect[] {
+  const out: ShellRedirect[] = [];
+  for (const r of stmt.children.filter((c) => c.field === 'redirect')) {
+    const dest = childByField(r, 'destination');
+    const op = r.children.find((c) => !c.named)?.type ?? '>';
+    if (dest) out.push({ op, target: wordValue(tree, dest), start: r.start, end: r.end });
+  }
+  return out;
 }
 
 function optionChange(cmd: ShellCommand): OptionChange | undefined {

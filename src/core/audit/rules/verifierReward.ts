@@ -1,6 +1,6 @@
 /** How the verifier turns test results into reward: masked exit codes and pipelines, unconditional or missing rewards. */
 import type { Fix } from '../../model/finding';
-import { optionsAt } from '../../parse/shell';
+import { optionsAt, type ShellCommand, type ShellScript } from '../../parse/shell';
 import type { AuditContext } from '../context';
 import type { StaticRule } from '../rule';
 import { installOf, isPytestCommand, isTestCommand, rewardWriteOf } from './commands';
@@ -138,6 +138,22 @@ function isPlaywrightInstall(name: string, args: readonly string[]): boolean {
   return /^playwright(@\S+)?$/.test(w[0] ?? '') && w[1] === 'install';
 }
 
+/**
+ * `echo 0 > /logs/verifier/reward.txt || echo 0 > ./reward.txt`: a write run only when a write to the
+ * harness's reward file failed already. It is a fallback, not where the reward goes.
+ */
+function fallbackOfRewardWrite(script: ShellScript, cmd: ShellCommand): boolean {
+  const text = script.tree.text;
+  for (let p = cmd.node.parent; p && p.type !== 'program'; p = p.parent) {
+    if (p.type !== 'list') continue;
+    const [left, right] = p.children.filter((c) => c.named);
+    if (!left || !right || cmd.start < right.start || !/^\s*\|\|/.test(text.slice(left.end, right.start))) continue;
+    const earlier = script.commands.filter((c) => c.start >= left.start && c.end <= left.end);
+    if (earlier.some((c) => { const w = rewardWriteOf(c); return w !== undefined && HARBOR_REWARD.test(w.target); })) return true;
+  }
+  return false;
+}
+
 export const rewardPathMismatch: StaticRule = {
   id: 'reward-path-mismatch', class: 'infra', severity: 'error',
   title: 'The reward is written somewhere the harness does not read',
@@ -146,7 +162,7 @@ export const rewardPathMismatch: StaticRule = {
     for (const { file, script } of scripts(ctx)) {
       for (const cmd of script.commands) {
         const rw = rewardWriteOf(cmd);
-        if (!rw || rw.target.includes('$')) continue;
+        if (!rw || rw.target.includes('$') || fallbackOfRewardWrite(script, cmd)) continue;
         if (!rw.target.startsWith('/')) {
           // `echo 1 > reward.txt`: lands in the working folder, which is /logs/verifier only after a `cd` there.
           if (!/^(\.\/)?reward\.(txt|json)$/.test(rw.target)) continue;
