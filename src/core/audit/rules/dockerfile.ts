@@ -8,7 +8,6 @@ import type { StaticRule } from '../rule';
 import { FILE_LIMITS } from '../../loader/files';
 import { inBuildContext } from './buildContextFiles';
 import { imageLayout } from './imageLayout';
-import { installOf } from './commands';
 
 export function dfFile(ctx: AuditContext): string {
   return ctx.task.environment.dockerfile ?? 'Dockerfile';
