@@ -114,6 +114,16 @@ build_busybox() {
 build_debian() {
   if [ "$rebuild" != 1 ] && all_present "${debian_tags[@]}"; then
     say "debian: ${debian_tags[*]} exist, skipped."
+    # A tag pulled from Docker Hub is not the stand-in: the real debian:bookworm-slim has no python3
+    # or pytest, so the bundled examples' verifiers cannot run on it. Say so; never overwrite it unasked.
+    local t
+    for t in "${debian_tags[@]}"; do
+      if [ "$(docker image inspect --format '{{ index .Config.Labels "taskwright" }}' "$t" 2>/dev/null)" != base ]; then
+        say "debian: WARNING: $t is not Taskwright's stand-in (no label taskwright=base), e.g. the Docker Hub image."
+        say "         The bundled examples need python3 and pytest in it; TASKWRIGHT_REBUILD=1 $0 replaces the tag"
+        say "         with the stand-in (\`docker pull $t\` brings the real one back)."
+      fi
+    done
     return 0
   fi
   local key tarball
