@@ -76,6 +76,37 @@ const CASES: readonly Case[] = [
     want: ['answer-in-image warning 8'] },
 ];
 
+const PKG = (deps: string): string => `{\n  "name": "ui-tests",\n  "private": true,\n  "devDependencies": {\n${deps}\n  }\n}\n`;
+const NPM_SH = '#!/bin/bash\nset -e\ncd /tests\nnpm install\nnpx playwright test || { echo 0 > /logs/verifier/reward.txt; exit 0; }\necho 1 > /logs/verifier/reward.txt\n';
+const PY_REWARD_SH = (target: string): string => `#!/usr/bin/env bash\nset -euo pipefail\npython3 /tests/verify.py > /tests/result.json\npython3 - <<'PY'\nimport json\nfrom pathlib import Path\nscore = json.loads(Path('/tests/result.json').read_text()).get('score', 0.0)\nPath('${target}').write_text(f"{score:.6f}\\n")\nPY\n`;
+
+/** Defects the second blind reading found and the audit missed, now found (labels/blind2.json). */
+const RECALL: readonly Case[] = [
+  { name: '`npm install` of the tests\' package.json ranges with no lockfile is an unpinned test dependency', base: 'clean-harbor', rules: ['unpinned-test-dependency'],
+    files: { 'tests/test.sh': NPM_SH, 'tests/package.json': PKG('    "@playwright/test": "^1.49.0",\n    "vitest": "~2.1.8"') },
+    want: ['unpinned-test-dependency warning 4'] },
+  { name: 'the same install with a lockfile beside the manifest, or exact versions, is pinned', base: 'clean-harbor', rules: ['unpinned-test-dependency'],
+    files: { 'tests/test.sh': NPM_SH, 'tests/package.json': PKG('    "@playwright/test": "1.49.0",\n    "vitest": "2.1.8"') },
+    want: [] },
+  { name: 'a lockfile pins the ranges', base: 'clean-harbor', rules: ['unpinned-test-dependency'],
+    files: { 'tests/test.sh': NPM_SH, 'tests/package.json': PKG('    "@playwright/test": "^1.49.0"'), 'tests/package-lock.json': '{"lockfileVersion": 3}\n' },
+    want: [] },
+  { name: 'a reward written by Python to a relative reward.txt, with /logs/verifier named nowhere, is lost', base: 'clean-harbor', rules: ['reward-path-mismatch'],
+    files: { 'tests/test.sh': PY_REWARD_SH('reward.txt'), 'tests/verify.py': 'import json\nprint(json.dumps({"score": 1.0}))\n' },
+    want: ['reward-path-mismatch error 8'] },
+  { name: 'the same Python write to /logs/verifier/reward.txt is where the harness reads', base: 'clean-harbor', rules: ['reward-path-mismatch'],
+    files: { 'tests/test.sh': PY_REWARD_SH('/logs/verifier/reward.txt'), 'tests/verify.py': 'import json\nprint(json.dumps({"score": 1.0}))\n' },
+    want: [] },
+];
+
+void describe('audit recall (blind2 misses): one fixture per pattern', () => {
+  for (const c of RECALL) {
+    void it(c.name, async () => {
+      assert.deepEqual(await found(c.base, c.files, c.rules), [...c.want].sort());
+    });
+  }
+});
+
 void describe('audit precision (blind3 false findings): one fixture per cause', () => {
   for (const c of CASES) {
     void it(c.name, async () => {

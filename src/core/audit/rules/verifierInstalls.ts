@@ -5,6 +5,7 @@ import { effectiveWords, type ShellCommand } from '../../parse/shell';
 import type { AuditContext } from '../context';
 import type { Report, StaticRule } from '../rule';
 import { downloadOf, installOf, isPytestCommand } from './commands';
+import { floatingManifestDeps } from './npmManifest';
 import { pipInstallLine, pipTargetOf } from '../pythonImage';
 import { calledFunctions, cmdRange, functionNameOf, scripts, verifierOffline } from './verifierShared';
 
@@ -97,6 +98,11 @@ export const unpinnedTestDependency: StaticRule = {
               message: `\`${p.spec}\` is installed at test time without a version: the verifier changes whenever a new release appears. Pin it (\`${p.name}==<version>\`).`,
             });
           }
+        }
+        const floating = floatingManifestDeps(ctx, script, cmd);
+        if (floating) {
+          const shown = floating.deps.slice(0, 3).join(', ') + (floating.deps.length > 3 ? `, and ${floating.deps.length - 3} more` : '');
+          hits.push({ range: cmdRange(ctx, file, cmd), what: floating.manifest, message: `\`${effectiveWords(cmd).join(' ')}\` resolves the ranges of ${floating.manifest} (${shown}) at test time, with no lockfile beside it: the grading toolchain moves with every release. Ship a package-lock.json (and use \`npm ci\`) or pin exact versions.` });
         }
         const dl = downloadOf(cmd);
         if (dl && (/\/raw\/(master|main)\/|refs\/heads\/|\/(master|main)\/|\/latest\//.test(dl.url))) {

@@ -154,11 +154,37 @@ function fallbackOfRewardWrite(script: ShellScript, cmd: ShellCommand): boolean 
   return false;
 }
 
+/** Python that writes a literal reward path: `Path('reward.txt').write_text(…)`, `open("/app/reward.json", "w")`. */
+const PY_REWARD_WRITE = /\b(?:Path\(\s*(['"])([^'"\n]*\breward\.(?:txt|json))\1\s*\)\s*\.write_(?:text|bytes)\(|open\(\s*(['"])([^'"\n]*\breward\.(?:txt|json))\3\s*,\s*['"][wa])/g;
+
+/**
+ * Reward writes in Python (the tests, or a heredoc of the verifier script) when nothing in the
+ * verifier names /logs/verifier: a relative `reward.txt` lands in the working folder, an absolute path
+ * elsewhere is not read. With /logs/verifier named anywhere the write may be a copy, or the folder the
+ * script runs in: left alone.
+ */
+function* pythonRewardWrites(ctx: AuditContext): Generator<{ file: string; start: number; end: number; target: string }> {
+  const files = [...ctx.verifierScripts, ...ctx.testPython];
+  const tests = `${(ctx.task.verifier.testsDir || 'tests').replace(/\/+$/, '')}/`;
+  if (ctx.textFiles().some((f) => (f === ctx.task.verifier.entry || f.startsWith(tests)) && (ctx.text(f) ?? '').includes('/logs/verifier'))) return;
+  for (const file of files) {
+    const t = ctx.text(file) ?? '';
+    for (const m of t.matchAll(PY_REWARD_WRITE)) {
+      const target = m[2] ?? m[4] ?? '';
+      if (HARBOR_REWARD.test(target)) continue;
+      yield { file, start: m.index, end: m.index + m[0].length, target };
+    }
+  }
+}
+
 export const rewardPathMismatch: StaticRule = {
   id: 'reward-path-mismatch', class: 'infra', severity: 'error',
   title: 'The reward is written somewhere the harness does not read',
   *check(ctx) {
     if (ctx.task.format !== 'harbor') return;
+    for (const w of pythonRewardWrites(ctx)) {
+      yield { file: w.file, range: ctx.range(w.file, w.start, w.end), message: `Python writes the reward to ${w.target}${w.target.startsWith('/') ? '' : ' (the working folder)'}, and nothing in the verifier names /logs/verifier: the harness reads /logs/verifier/reward.txt (or reward.json), so no trial gets a verdict. Write the absolute path.` };
+    }
     for (const { file, script } of scripts(ctx)) {
       for (const cmd of script.commands) {
         const rw = rewardWriteOf(cmd);

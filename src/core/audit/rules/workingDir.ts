@@ -4,7 +4,7 @@ import { findAncestor } from '../../parse/syntax';
 import type { AuditContext } from '../context';
 
 /** Where the harness copies the tests before running the verifier (TB1 exports it as `$TEST_DIR`). */
-const TESTS_MOUNT = '/tests';
+export const TESTS_MOUNT = '/tests';
 
 /**
  * A shell word as a path, with `$TEST_DIR` expanded; undefined when any other expansion makes it
