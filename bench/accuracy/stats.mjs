@@ -123,7 +123,7 @@ export function computeStats({ corpora, audit, findings, labels, join, sample, t
   const rows = ruleRows(findings, sample, join);
   const loudTasks = new Set(findings.filter(loud).map(taskId));
   const inSample = new Set(Object.entries(tasks).flatMap(([c, ts]) => ts.map((t) => `${c}/${t}`)));
-  // The random-sample reading of a set lives in one label file (core.json for dev, heldout.json and blind2.json for the held-out sets).
+  // The random-sample reading of a set lives in one label file (core.json for dev, heldout.json, blind2.json and blind3.json for the held-out sets).
   const core = (l) => l.source === sampleSource;
   const read = new Set([...labels.defects, ...labels.clean].filter(core).map(taskId));
   const sampleDefects = labels.defects.filter((d) => core(d) && inSample.has(taskId(d)));

@@ -140,6 +140,7 @@ void describe('bench/accuracy corpus sets', () => {
   void it('maps a corpus to its set: "set", else the old heldOut flag, else dev', async () => {
     const { setOf } = await lib();
     assert.equal(setOf({ set: 'blind2' }), 'blind2');
+    assert.equal(setOf({ set: 'blind3' }), 'blind3');
     assert.equal(setOf({ heldOut: true }), 'heldout');
     assert.equal(setOf({ set: 'heldout', heldOut: false }), 'heldout');
     assert.equal(setOf({}), 'dev');
@@ -155,8 +156,18 @@ void describe('bench/accuracy corpus sets', () => {
     const corpora = JSON.parse(fs.readFileSync(path.join(ROOT, 'bench/accuracy/corpora.json'), 'utf8')) as { name: string; set?: string; heldOut?: boolean }[];
     for (const c of corpora) assert.ok(ids.includes(setOf(c)), `${c.name}: unknown set ${setOf(c)}`);
     assert.ok(corpora.some((c) => setOf(c) === 'blind2'));
+    assert.equal(corpora.filter((c) => setOf(c) === 'blind3').length, 6);
     // The first blind measurement stays where ACCURACY.md links it.
     assert.ok(fs.existsSync(path.join(ROOT, 'bench/accuracy', SETS.find((s) => s.id === 'heldout')?.frozen ?? '')));
+  });
+
+  void it('blind3 is read like blind2: 10 per stratum, ceil(10 × share) tasks, its own label and frozen file', async () => {
+    const m = await import(path.join(ROOT, 'bench/accuracy/lib.mjs')) as { SETS: (SetDef & { size: number; target: number; cleanAnywhere: boolean })[]; HELDOUT_PRECISION_SAMPLE: number; BLIND3_TASK_SAMPLE: number };
+    const b3 = m.SETS.find((s) => s.id === 'blind3');
+    assert.ok(b3);
+    assert.deepEqual({ source: b3.source, frozen: b3.frozen, size: b3.size, target: b3.target, cleanAnywhere: b3.cleanAnywhere }, { source: 'blind3.json', frozen: 'blind3-blind.json', size: m.HELDOUT_PRECISION_SAMPLE, target: m.BLIND3_TASK_SAMPLE, cleanAnywhere: true });
+    assert.equal(m.BLIND3_TASK_SAMPLE, 10);
+    assert.ok(m.SETS.findIndex((s) => s.id === 'blind3') > m.SETS.findIndex((s) => s.id === 'blind2'));
   });
 
   void it('puts a blind section before the development section once, then replaces it in place', async () => {
@@ -170,35 +181,37 @@ void describe('bench/accuracy corpus sets', () => {
     assert.equal(twice, once.replace('v1', 'v2'));
     assert.equal(report.withBlindSection('# A\n', 'x', ['s']), '# A\n\n<!-- blind:x:begin -->\ns\n<!-- blind:x:end -->\n');
   });
-  void it('freezes a blind set once: its file and its ACCURACY.md section, then refuses to overwrite', async () => {
-    const report = await import(path.join(ROOT, 'bench/accuracy/report.mjs')) as {
-      writeBlind: (s: object, root: string, notes?: string[]) => void;
-    };
-    const root = fs.mkdtempSync(path.join(os.tmpdir(), 'tw-blind-'));
-    try {
-      fs.mkdirSync(path.join(root, 'bench/accuracy'), { recursive: true });
-      fs.writeFileSync(path.join(root, 'bench/ACCURACY.md'), '# Accuracy\n\n## Development corpora (in-sample)\n\ndev\n');
-      const sev = { findings: 2, rules: 1, rulesMeasured: 1, findingsCovered: 2, true: 1, labelled: 2, pooled: 0.5, ci: { p: 0.5, low: 0.09, high: 0.91 }, weighted: 0.5 };
-      const stats = {
-        date: '2026-12-04', set: { id: 'blind2', title: 'second', size: 10, target: 10, source: 'blind2.json', frozen: 'blind2-blind.json' },
-        corpora: [{ repo: 'o/r', commit: 'a'.repeat(40), paths: ['.'], tasks: 3, audited: 3, findings: 2, loudTasks: 1, sampled: 3 }],
-        totals: { error: sev, warning: sev },
-        rows: [{ rule: 'r', severity: 'warning', findings: 2, tasks: 1, sampled: 2, labelled: 2, true: 1, precision: 0.5, ci: sev.ci }],
-        recall: { sampleTasks: [{}, {}, {}], read: 3, random: { defects: 4, found: 1, foundWithInfo: 2, recall: 0.25, ci: sev.ci, byClass: {} }, clean: { tasks: 1, loud: 0, share: 0, ci: sev.ci, loudTasks: [] } },
+  for (const [id, heading] of [['blind2', 'Second held-out'], ['blind3', 'Third held-out']] as const) {
+    void it(`freezes ${id} once: its file and its ACCURACY.md section, then refuses to overwrite`, async () => {
+      const report = await import(path.join(ROOT, 'bench/accuracy/report.mjs')) as {
+        writeBlind: (s: object, root: string, notes?: string[]) => void;
       };
-      report.writeBlind(stats, root, ['a note']);
-      const frozen = JSON.parse(fs.readFileSync(path.join(root, 'bench/accuracy/blind2-blind.json'), 'utf8')) as { set: string; notes: string[]; recall: { found: number } };
-      assert.equal(frozen.set, 'blind2');
-      assert.deepEqual(frozen.notes, ['a note']);
-      assert.equal(frozen.recall.found, 1);
-      const md = fs.readFileSync(path.join(root, 'bench/ACCURACY.md'), 'utf8');
-      assert.match(md, /<!-- blind:blind2:begin -->\n## Second held-out \(blind\)\n/);
-      assert.match(md, /\| recall \(random task sample, 3 tasks read\) \| 1\/4 = \*\*0\.25\*\* \|/);
-      assert.match(md, /- a note\n/);
-      assert.ok(md.indexOf('blind:blind2:end') < md.indexOf('## Development corpora'));
-      assert.throws(() => report.writeBlind(stats, root), /blind2-blind\.json exists: a blind measurement is frozen once/);
-    } finally {
-      fs.rmSync(root, { recursive: true, force: true });
-    }
-  });
+      const root = fs.mkdtempSync(path.join(os.tmpdir(), 'tw-blind-'));
+      try {
+        fs.mkdirSync(path.join(root, 'bench/accuracy'), { recursive: true });
+        fs.writeFileSync(path.join(root, 'bench/ACCURACY.md'), '# Accuracy\n\n## Development corpora (in-sample)\n\ndev\n');
+        const sev = { findings: 2, rules: 1, rulesMeasured: 1, findingsCovered: 2, true: 1, labelled: 2, pooled: 0.5, ci: { p: 0.5, low: 0.09, high: 0.91 }, weighted: 0.5 };
+        const stats = {
+          date: '2026-12-04', set: { id, title: id, size: 10, target: 10, source: `${id}.json`, frozen: `${id}-blind.json` },
+          corpora: [{ repo: 'o/r', commit: 'a'.repeat(40), paths: ['.'], tasks: 3, audited: 3, findings: 2, loudTasks: 1, sampled: 3 }],
+          totals: { error: sev, warning: sev },
+          rows: [{ rule: 'r', severity: 'warning', findings: 2, tasks: 1, sampled: 2, labelled: 2, true: 1, precision: 0.5, ci: sev.ci }],
+          recall: { sampleTasks: [{}, {}, {}], read: 3, random: { defects: 4, found: 1, foundWithInfo: 2, recall: 0.25, ci: sev.ci, byClass: {} }, clean: { tasks: 1, loud: 0, share: 0, ci: sev.ci, loudTasks: [] } },
+        };
+        report.writeBlind(stats, root, ['a note']);
+        const frozen = JSON.parse(fs.readFileSync(path.join(root, `bench/accuracy/${id}-blind.json`), 'utf8')) as { set: string; notes: string[]; recall: { found: number } };
+        assert.equal(frozen.set, id);
+        assert.deepEqual(frozen.notes, ['a note']);
+        assert.equal(frozen.recall.found, 1);
+        const md = fs.readFileSync(path.join(root, 'bench/ACCURACY.md'), 'utf8');
+        assert.ok(md.includes(`<!-- blind:${id}:begin -->\n## ${heading} (blind)\n`), md);
+        assert.match(md, /\| recall \(random task sample, 3 tasks read\) \| 1\/4 = \*\*0\.25\*\* \|/);
+        assert.match(md, /- a note\n/);
+        assert.ok(md.indexOf(`blind:${id}:end`) < md.indexOf('## Development corpora'));
+        assert.throws(() => report.writeBlind(stats, root), new RegExp(`${id}-blind\\.json exists: a blind measurement is frozen once`));
+      } finally {
+        fs.rmSync(root, { recursive: true, force: true });
+      }
+    });
+  }
 });
