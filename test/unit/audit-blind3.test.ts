@@ -80,8 +80,28 @@ const PKG = (deps: string): string => `{\n  "name": "ui-tests",\n  "private": tr
 const NPM_SH = '#!/bin/bash\nset -e\ncd /tests\nnpm install\nnpx playwright test || { echo 0 > /logs/verifier/reward.txt; exit 0; }\necho 1 > /logs/verifier/reward.txt\n';
 const PY_REWARD_SH = (target: string): string => `#!/usr/bin/env bash\nset -euo pipefail\npython3 /tests/verify.py > /tests/result.json\npython3 - <<'PY'\nimport json\nfrom pathlib import Path\nscore = json.loads(Path('/tests/result.json').read_text()).get('score', 0.0)\nPath('${target}').write_text(f"{score:.6f}\\n")\nPY\n`;
 
-/** Defects the second blind reading found and the audit missed, now found (labels/blind2.json). */
+const RUST_DOCKER = (pipe: string): string => `FROM python:3.12-slim-bookworm\n\nRUN pip install --no-cache-dir pytest==8.3.3\nRUN apt-get update && apt-get install -y --no-install-recommends curl=7.88.1-10+deb12u12\nRUN curl --proto '=https' --tlsv1.2 -sSf https://sh.rustup.rs | ${pipe}\n\nWORKDIR /app\nCOPY data/ /app/data/\n`;
+const OFFLINE_COMPOSE = 'services:\n  main:\n    build:\n      context: ${CONTEXT_DIR}\n    image: ${MAIN_IMAGE_NAME}\n    command: ["sh", "-c", "sleep infinity"]\n    network_mode: "none"\n';
+const UV_SH = (url: string): string => `#!/bin/bash\nmkdir -p /logs/verifier\ncurl -LsSf ${url} | sh\nsource $HOME/.local/bin/env\nuvx -p 3.12 -w pytest==8.4.1 pytest --noconftest -rA /tests/test_outputs.py\nif [ $? -eq 0 ]; then echo 1 > /logs/verifier/reward.txt; else echo 0 > /logs/verifier/reward.txt; fi\n`;
+
+/**
+ * Defects the blind readings found and the audit missed, now found: blind2's (labels/blind2.json) and,
+ * after blind3 was frozen, blind3's (labels/blind3.json).
+ */
 const RECALL: readonly Case[] = [
+  { name: 'rustup piped into sh with no toolchain (or `stable`) installs whatever Rust is newest', base: 'clean-harbor', rules: ['unversioned-download-url'],
+    files: { 'environment/Dockerfile': RUST_DOCKER('sh -s -- -y --default-toolchain stable') }, want: ['unversioned-download-url warning 5'] },
+  { name: 'rustup with a version, a dated channel or a build argument is pinned', base: 'clean-harbor', rules: ['unversioned-download-url'],
+    files: { 'environment/Dockerfile': `${RUST_DOCKER('sh -s -- -y --default-toolchain 1.83.0')}RUN curl -sSf https://sh.rustup.rs | sh -s -- -y --default-toolchain nightly-2026-01-16\nARG RUST_VERSION=1.83.0\nRUN curl -sSf https://sh.rustup.rs | sh -s -- -y --default-toolchain \${RUST_VERSION}\n` },
+    want: [] },
+  { name: 'the unversioned uv installer piped into sh by the verifier is an unpinned test dependency', base: 'clean-harbor', rules: ['unpinned-test-dependency'],
+    files: { 'tests/test.sh': UV_SH('https://astral.sh/uv/install.sh') }, want: ['unpinned-test-dependency warning 3'] },
+  { name: 'the versioned uv installer is pinned', base: 'clean-harbor', rules: ['unpinned-test-dependency'],
+    files: { 'tests/test.sh': UV_SH('https://astral.sh/uv/0.9.7/install.sh') }, want: [] },
+  { name: 'a compose file that cuts the main service off the network makes a verify-time install a warning', base: 'clean-harbor', rules: ['test-time-network-install'],
+    files: { 'environment/docker-compose.yaml': OFFLINE_COMPOSE, 'tests/test.sh': UV_SH('https://astral.sh/uv/0.9.7/install.sh') }, want: ['test-time-network-install warning 3'] },
+  { name: 'without it (Harbor\'s default public network) the install is a note', base: 'clean-harbor', rules: ['test-time-network-install'],
+    files: { 'tests/test.sh': UV_SH('https://astral.sh/uv/0.9.7/install.sh') }, want: ['test-time-network-install info 3'] },
   { name: '`npm install` of the tests\' package.json ranges with no lockfile is an unpinned test dependency', base: 'clean-harbor', rules: ['unpinned-test-dependency'],
     files: { 'tests/test.sh': NPM_SH, 'tests/package.json': PKG('    "@playwright/test": "^1.49.0",\n    "vitest": "~2.1.8"') },
     want: ['unpinned-test-dependency warning 4'] },

@@ -9,6 +9,7 @@ import type { AuditContext } from '../context';
 import type { StaticRule } from '../rule';
 import { downloadOf, isRemoteUrl } from './commands';
 import { dfFile, runCmdRange } from './dockerfile';
+import { unpinnedInstaller } from './installers';
 
 /** A shell script of the task with the way to put a command's range in its file. */
 interface Script {
@@ -177,6 +178,8 @@ export const unversionedDownloadUrl: StaticRule = {
         if (dl?.kind !== 'fetch') continue;
         const why = movingUrl(dl.url);
         if (why) yield { file, range: s.range(cmd), message: `${dl.url} has ${why}: every rebuild can fetch different content than the oracle was checked with. Pin the version (or a commit) in the URL.` };
+        const installs = why ? undefined : unpinnedInstaller(s.script, cmd, dl.url);
+        if (installs) yield { file, range: s.range(cmd), message: `${dl.url} piped into a shell installs ${installs} with no version given: every rebuild can get a different toolchain than the oracle was checked with. Pin it (e.g. rustup's \`--default-toolchain 1.83.0\`, uv's versioned installer URL).` };
       }
     }
     for (const ins of df.instructions) {

@@ -5,6 +5,7 @@ import { effectiveWords, type ShellCommand } from '../../parse/shell';
 import type { AuditContext } from '../context';
 import type { Report, StaticRule } from '../rule';
 import { downloadOf, installOf, isPytestCommand } from './commands';
+import { unpinnedInstaller } from './installers';
 import { floatingManifestDeps } from './npmManifest';
 import { pipInstallLine, pipTargetOf } from '../pythonImage';
 import { calledFunctions, cmdRange, functionNameOf, scripts, verifierOffline } from './verifierShared';
@@ -86,6 +87,8 @@ export const unpinnedTestDependency: StaticRule = {
     for (const { file, script } of scripts(ctx)) {
       // One finding per script, at the first moving dependency; the others are related locations.
       const hits: { range: Range; message: string; what: string }[] = [];
+      // Toolchain installers come after the packages: the finding stays at the first unpinned package.
+      const installers: typeof hits = [];
       const called = calledFunctions(script);
       for (const cmd of script.commands) {
         if (cmd.inFunction && !called.has(functionNameOf(script, cmd))) continue;
@@ -105,14 +108,18 @@ export const unpinnedTestDependency: StaticRule = {
           hits.push({ range: cmdRange(ctx, file, cmd), what: floating.manifest, message: `\`${effectiveWords(cmd).join(' ')}\` resolves the ranges of ${floating.manifest} (${shown}) at test time, with no lockfile beside it: the grading toolchain moves with every release. Ship a package-lock.json (and use \`npm ci\`) or pin exact versions.` });
         }
         const dl = downloadOf(cmd);
+        const installs = dl?.kind === 'fetch' ? unpinnedInstaller(script, cmd, dl.url) : undefined;
         if (dl && (/\/raw\/(master|main)\/|refs\/heads\/|\/(master|main)\/|\/latest\//.test(dl.url))) {
           hits.push({ range: cmdRange(ctx, file, cmd), what: dl.url, message: `${dl.url} points at a moving branch or "latest": the downloaded content changes over time. Use a tag or commit SHA.` });
+        } else if (installs) {
+          installers.push({ range: cmdRange(ctx, file, cmd), what: dl?.url ?? '', message: `${dl?.url ?? 'The installer'} piped into a shell installs ${installs} at test time, with no version given: the grading toolchain moves with every release. Pin it (uv's versioned installer URL, rustup's \`--default-toolchain 1.83.0\`).` });
         } else if (dl?.kind === 'clone') {
           const w = effectiveWords(cmd);
           const pinnedClone = w.includes('--branch') || w.includes('-b') || script.commands.some((c) => c.start > cmd.start && c.name === 'git' && c.args.some((a) => a.value === 'checkout'));
           if (!pinnedClone) hits.push({ range: cmdRange(ctx, file, cmd), what: dl.url, message: `\`git clone ${dl.url}\` takes whatever the default branch holds at grading time. Clone a tag (\`--branch <tag>\`) or check out a commit.` });
         }
       }
+      hits.push(...installers);
       const first = hits[0];
       if (!first) continue;
       const more = hits.length > 1 ? ` (${hits.length - 1} more unpinned: ${hits.slice(1, 4).map((h) => h.what).join(', ')}${hits.length > 4 ? ', …' : ''})` : '';

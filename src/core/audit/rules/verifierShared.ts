@@ -1,6 +1,7 @@
 /** What the verifier scripts share: their parsed scripts, ranges, called functions and whether the verifier is offline. */
 import type { Range } from '../../model/positions';
 import { type ShellCommand, type ShellScript } from '../../parse/shell';
+import { parseYamlShared } from '../../parse/yamlShared';
 import type { AuditContext } from '../context';
 
 export const HARBOR_REWARD = /^\/logs\/verifier\/reward\.(txt|json)$/;
@@ -55,5 +56,18 @@ export function pytestRange(ctx: AuditContext, file: string, cmd: ShellCommand):
 export function verifierOffline(ctx: AuditContext): boolean {
   if (ctx.task.format !== 'harbor') return false;
   const mode = ctx.task.verifier.networkMode ?? ctx.task.environment.networkMode ?? 'public';
-  return mode === 'no-network' || mode === 'none';
+  return mode === 'no-network' || mode === 'none' || composeMainOffline(ctx);
+}
+
+/**
+ * The compose file cuts Harbor's main service off the network (`network_mode: "none"`): the verifier
+ * runs in that container, so it is offline whatever task.toml says.
+ */
+function composeMainOffline(ctx: AuditContext): boolean {
+  const text = ctx.text(ctx.task.environment.composeFile);
+  if (!text) return false;
+  let doc: unknown;
+  try { doc = parseYamlShared(text); } catch { return false; }
+  const main = (doc as { services?: { main?: { network_mode?: unknown } } } | undefined)?.services?.main;
+  return main?.network_mode === 'none';
 }
