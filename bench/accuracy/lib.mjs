@@ -17,6 +17,8 @@ export const HELDOUT_TASK_SAMPLE = 8;
 export const BLIND2_TASK_SAMPLE = 10;
 // The third blind set: same sizes as blind2 (ceil(10 × share) tasks, 10 per precision stratum).
 export const BLIND3_TASK_SAMPLE = 10;
+// The fourth blind set: single-task repositories by 16 authors plus the Harbor cookbook; same sizes.
+export const BLIND4_TASK_SAMPLE = 10;
 
 /**
  * The corpus sets, each with its own label file (`source`, the reader's random-sample reading),
@@ -29,6 +31,7 @@ export const SETS = [
   { id: 'heldout', title: 'held-out corpora', source: 'heldout.json', size: HELDOUT_PRECISION_SAMPLE, target: HELDOUT_TASK_SAMPLE, cleanAnywhere: true, frozen: 'heldout-blind.json' },
   { id: 'blind2', title: 'second blind held-out corpora', source: 'blind2.json', size: HELDOUT_PRECISION_SAMPLE, target: BLIND2_TASK_SAMPLE, cleanAnywhere: true, frozen: 'blind2-blind.json' },
   { id: 'blind3', title: 'third blind held-out corpora', source: 'blind3.json', size: HELDOUT_PRECISION_SAMPLE, target: BLIND3_TASK_SAMPLE, cleanAnywhere: true, frozen: 'blind3-blind.json' },
+  { id: 'blind4', title: 'fourth blind held-out corpora', source: 'blind4.json', size: HELDOUT_PRECISION_SAMPLE, target: BLIND4_TASK_SAMPLE, cleanAnywhere: true, frozen: 'blind4-blind.json' },
 ];
 
 /** The set a corpora.json entry belongs to: its `set`, else `heldOut: true` (the old form) → heldout, else dev. */

@@ -141,6 +141,7 @@ void describe('bench/accuracy corpus sets', () => {
     const { setOf } = await lib();
     assert.equal(setOf({ set: 'blind2' }), 'blind2');
     assert.equal(setOf({ set: 'blind3' }), 'blind3');
+    assert.equal(setOf({ set: 'blind4' }), 'blind4');
     assert.equal(setOf({ heldOut: true }), 'heldout');
     assert.equal(setOf({ set: 'heldout', heldOut: false }), 'heldout');
     assert.equal(setOf({}), 'dev');
@@ -157,18 +158,21 @@ void describe('bench/accuracy corpus sets', () => {
     for (const c of corpora) assert.ok(ids.includes(setOf(c)), `${c.name}: unknown set ${setOf(c)}`);
     assert.ok(corpora.some((c) => setOf(c) === 'blind2'));
     assert.equal(corpora.filter((c) => setOf(c) === 'blind3').length, 6);
+    assert.equal(corpora.filter((c) => setOf(c) === 'blind4').length, 17);
     // The first blind measurement stays where ACCURACY.md links it.
     assert.ok(fs.existsSync(path.join(ROOT, 'bench/accuracy', SETS.find((s) => s.id === 'heldout')?.frozen ?? '')));
   });
 
-  void it('blind3 is read like blind2: 10 per stratum, ceil(10 × share) tasks, its own label and frozen file', async () => {
-    const m = await import(path.join(ROOT, 'bench/accuracy/lib.mjs')) as { SETS: (SetDef & { size: number; target: number; cleanAnywhere: boolean })[]; HELDOUT_PRECISION_SAMPLE: number; BLIND3_TASK_SAMPLE: number };
-    const b3 = m.SETS.find((s) => s.id === 'blind3');
-    assert.ok(b3);
-    assert.deepEqual({ source: b3.source, frozen: b3.frozen, size: b3.size, target: b3.target, cleanAnywhere: b3.cleanAnywhere }, { source: 'blind3.json', frozen: 'blind3-blind.json', size: m.HELDOUT_PRECISION_SAMPLE, target: m.BLIND3_TASK_SAMPLE, cleanAnywhere: true });
-    assert.equal(m.BLIND3_TASK_SAMPLE, 10);
-    assert.ok(m.SETS.findIndex((s) => s.id === 'blind3') > m.SETS.findIndex((s) => s.id === 'blind2'));
-  });
+  for (const [id, prev, constant] of [['blind3', 'blind2', 'BLIND3_TASK_SAMPLE'], ['blind4', 'blind3', 'BLIND4_TASK_SAMPLE']] as const) {
+    void it(`${id} is read like ${prev}: 10 per stratum, ceil(10 × share) tasks, its own label and frozen file`, async () => {
+      const m = await import(path.join(ROOT, 'bench/accuracy/lib.mjs')) as { SETS: (SetDef & { size: number; target: number; cleanAnywhere: boolean })[]; HELDOUT_PRECISION_SAMPLE: number } & Record<typeof constant, number>;
+      const set = m.SETS.find((s) => s.id === id);
+      assert.ok(set);
+      assert.deepEqual({ source: set.source, frozen: set.frozen, size: set.size, target: set.target, cleanAnywhere: set.cleanAnywhere }, { source: `${id}.json`, frozen: `${id}-blind.json`, size: m.HELDOUT_PRECISION_SAMPLE, target: m[constant], cleanAnywhere: true });
+      assert.equal(m[constant], 10);
+      assert.ok(m.SETS.findIndex((s) => s.id === id) > m.SETS.findIndex((s) => s.id === prev));
+    });
+  }
 
   void it('puts a blind section before the development section once, then replaces it in place', async () => {
     const report = await import(path.join(ROOT, 'bench/accuracy/report.mjs')) as {
@@ -181,7 +185,7 @@ void describe('bench/accuracy corpus sets', () => {
     assert.equal(twice, once.replace('v1', 'v2'));
     assert.equal(report.withBlindSection('# A\n', 'x', ['s']), '# A\n\n<!-- blind:x:begin -->\ns\n<!-- blind:x:end -->\n');
   });
-  for (const [id, heading] of [['blind2', 'Second held-out'], ['blind3', 'Third held-out']] as const) {
+  for (const [id, heading] of [['blind2', 'Second held-out'], ['blind3', 'Third held-out'], ['blind4', 'Fourth held-out']] as const) {
     void it(`freezes ${id} once: its file and its ACCURACY.md section, then refuses to overwrite`, async () => {
       const report = await import(path.join(ROOT, 'bench/accuracy/report.mjs')) as {
         writeBlind: (s: object, root: string, notes?: string[]) => void;
