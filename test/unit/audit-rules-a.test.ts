@@ -123,6 +123,22 @@ void describe('multi-step Harbor tasks', () => {
     // The plan is created by step 1's agent: step 2 naming it is not a missing input.
     assert.deepEqual(await findings('clean-harbor', files('final'), ['unconditional-reward', 'instruction-missing-file']), []);
   });
+  void it('reads the task-level tests/ Harbor uploads under every step: its reward helpers count, a step file of the same name wins', async () => {
+    const helpers = '# shared by every step\nwrite_reward() { echo "$1" > /logs/verifier/reward.txt; }\npass() { write_reward 1; exit 0; }\nfail() { write_reward 0; exit 0; }\n';
+    const step = (check: string): string => `#!/bin/bash\nset -u\nsource /tests/helpers.sh\n${check} && pass\nfail\n`;
+    const shared: Files = {
+      ...files('mean'), 'tests/test.sh': null, 'tests/test_outputs.py': null, 'tests/orders.csv': null,
+      'tests/helpers.sh': helpers,
+      'steps/1-plan/tests/test.sh': step('[ -s /app/plan.md ]'),
+      'steps/2-build/tests/test.sh': step('grep -q 12.5 /app/totals.json'),
+    };
+    assert.deepEqual(await findings('clean-harbor', shared, ['no-reward-written']), []);
+    // Without the shared helpers nothing writes a reward: every step is reported.
+    assert.deepEqual(await findings('clean-harbor', { ...shared, 'tests/helpers.sh': '# nothing here\n' }, ['no-reward-written']), [
+      'no-reward-written error steps/1-plan/tests/test.sh:',
+      'no-reward-written error steps/2-build/tests/test.sh:',
+    ]);
+  });
   void it('reports the always-pass step when every step counts', async () => {
     assert.deepEqual(await findings('clean-harbor', files('mean'), ['unconditional-reward']), ['unconditional-reward error steps/1-plan/tests/test.sh:3']);
   });

@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import type { Task } from '../model/task';
+import { mountedTestFiles, testsLayers, type Task } from '../model/task';
 import { LineIndex, type Range } from '../model/positions';
 import { parseDockerfile, type ParsedDockerfile } from '../parse/dockerfile';
 import { analyseShell, type ShellScript } from '../parse/shell';
@@ -38,12 +38,13 @@ export class AuditContext {
   readonly baseNames: ReadonlySet<string>;
 
   private constructor(readonly task: Task, private readonly texts: ReadonlyMap<string, string>) {
-    const tests = trimSlash(task.verifier.testsDir || 'tests');
+    // What the verifier sees under /tests (a multi-step task's shared tests/ included).
+    const mounted = mountedTestFiles(task).map((m) => m.file);
     const scripts = new Set<string>();
     if (task.files.includes(task.verifier.entry)) scripts.add(task.verifier.entry);
-    for (const f of task.files) if (f.startsWith(`${tests}/`) && f.endsWith('.sh')) scripts.add(f);
+    for (const f of mounted) if (f.endsWith('.sh')) scripts.add(f);
     this.verifierScripts = [...scripts];
-    this.testPython = task.files.filter((f) => f.startsWith(`${tests}/`) && f.endsWith('.py'));
+    this.testPython = mounted.filter((f) => f.endsWith('.py'));
     const sol = task.solution.file;
     if (sol && task.solution.kind === 'script' && task.files.includes(sol)) this.solutionScript = sol;
     const ctxDir = trimSlash(task.environment.contextDir || '.');
@@ -64,11 +65,11 @@ export class AuditContext {
     add(task.environment.composeFile);
     add(task.verifier.entry);
     add(task.solution.file);
-    const tests = trimSlash(task.verifier.testsDir || 'tests');
+    const tests = testsLayers(task.verifier).map((d) => `${d}/`);
     for (const f of task.files) {
       if (wanted.has(f)) continue;
       if (/\.(sh|py)$/.test(f)) wanted.add(f);
-      else if (f.startsWith(`${tests}/`) || DATA_EXTENSIONS.test(f)) { wanted.add(f); data.add(f); }
+      else if (tests.some((d) => f.startsWith(d)) || DATA_EXTENSIONS.test(f)) { wanted.add(f); data.add(f); }
     }
     const texts = new Map<string, string>();
     const files = new Set(task.files);

@@ -1,4 +1,4 @@
-import type { Task } from '../model/task';
+import type { Task, TaskVerifier } from '../model/task';
 
 /**
  * The views the audit runs its rules on: the task itself (loaded through its first step) and, for a
@@ -21,11 +21,16 @@ export function auditViews(task: Task): Task[] {
       ...(st.instruction !== undefined ? { instruction: st.instruction } : {}),
       // The instruction's source range is the first step's: later steps locate text by search.
       fields: otherFields,
-      verifier: { ...task.verifier, entry: st.verifierEntry, testsDir: st.testsDir },
+      verifier: { ...withoutShared(task.verifier), entry: st.verifierEntry, testsDir: st.testsDir, ...(st.sharedTestsDir !== undefined ? { sharedTestsDir: st.sharedTestsDir } : {}) },
       solution: { ...task.solution, ...(st.solutionFile !== undefined ? { file: st.solutionFile } : {}) },
       problems: [],
       step,
     });
   });
   return views;
+}
+
+function withoutShared(v: TaskVerifier): TaskVerifier {
+  const { sharedTestsDir: _shared, ...rest } = v;
+  return rest;
 }

@@ -166,7 +166,7 @@ export async function loadHarbor(id: string, files: TaskFiles, fileList: readonl
     },
     verifier: {
       entry: testEntry,
-      testsDir: stepDir && fileList.some((f) => f.startsWith(`${stepDir}tests/`)) ? `${stepDir}tests` : 'tests',
+      ...stepTests(fileList, stepDir),
       env: reader.stringMap('verifier.env') ?? {},
       ...(verifierUser !== undefined ? { user: verifierUser } : {}),
       ...(verifierNetwork !== undefined ? { networkMode: verifierNetwork } : {}),
@@ -204,11 +204,21 @@ async function loadSteps(files: TaskFiles, names: readonly string[], fileList: r
       name, instructionFile,
       ...(got && 'text' in got ? { instruction: got.text } : {}),
       verifierEntry: has(`${dir}${testScript}`) ? `${dir}${testScript}` : testScript,
-      testsDir: fileList.some((f) => f.startsWith(`${dir}tests/`)) ? `${dir}tests` : 'tests',
+      ...stepTests(fileList, dir),
       ...(solutionFile ? { solutionFile } : {}),
     });
   }
   return out;
+}
+
+/**
+ * A step's tests folder: its own `steps/<name>/tests` when it has one, with the task-level `tests/`
+ * under it (Harbor uploads that first, so its helpers and fallback test.sh serve every step), else
+ * the task-level one alone.
+ */
+function stepTests(fileList: readonly string[], stepDir: string): { testsDir: string; sharedTestsDir?: string } {
+  if (!stepDir || !fileList.some((f) => f.startsWith(`${stepDir}tests/`))) return { testsDir: 'tests' };
+  return { testsDir: `${stepDir}tests`, ...(fileList.some((f) => f.startsWith('tests/')) ? { sharedTestsDir: 'tests' } : {}) };
 }
 
 /** Harbor's `network_mode`, or the legacy `allow_internet` boolean mapped onto it. */

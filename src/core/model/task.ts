@@ -50,6 +50,12 @@ export interface TaskVerifier {
   /** The script the harness runs: `run-tests.sh` (TB1) or `tests/test.sh` (Harbor). */
   readonly entry: string;
   readonly testsDir: string;
+  /**
+   * A multi-step Harbor task's task-level `tests/`, when the step has a `tests/` of its own: Harbor
+   * uploads it to /tests first and the step's files over it (same names override), so its helpers
+   * (and fallback test.sh) are the verifier's too. See {@link testsLayers}.
+   */
+  readonly sharedTestsDir?: string;
   readonly env: Readonly<Record<string, string>>;
   readonly user?: string;
   /** TB1 `parser_name` (default pytest); Harbor verifiers write their own reward. */
@@ -96,6 +102,8 @@ export interface TaskStep {
   /** The step's `tests/test.sh`, or the task-level one Harbor falls back to. */
   readonly verifierEntry: string;
   readonly testsDir: string;
+  /** The task-level `tests/` uploaded under the step's own (see {@link TaskVerifier.sharedTestsDir}). */
+  readonly sharedTestsDir?: string;
   readonly solutionFile?: string;
 }
 
@@ -141,4 +149,27 @@ export interface Task {
   readonly multiStepRewardStrategy?: string;
   /** Set on the per-step views the audit makes of a multi-step task. */
   readonly step?: StepView;
+}
+
+/**
+ * The folders whose files the harness uploads to the verifier's tests folder, in upload order: a
+ * later folder's file replaces an earlier one's of the same relative path (Harbor's multi-step
+ * layering of the task-level tests/ under a step's own).
+ */
+export function testsLayers(verifier: Pick<TaskVerifier, 'testsDir' | 'sharedTestsDir'>): string[] {
+  const own = verifier.testsDir.replace(/\/+$/, '') || 'tests';
+  const shared = verifier.sharedTestsDir?.replace(/\/+$/, '');
+  return shared && shared !== own ? [shared, own] : [own];
+}
+
+/**
+ * The task files the verifier sees under its tests folder, each once: `file` is the task file,
+ * `rel` its path below the tests folder. A step's own file wins over the shared one of the same path.
+ */
+export function mountedTestFiles(task: Pick<Task, 'files' | 'verifier'>): { file: string; rel: string }[] {
+  const byRel = new Map<string, string>();
+  for (const dir of testsLayers(task.verifier)) {
+    for (const f of task.files) if (f.startsWith(`${dir}/`)) byRel.set(f.slice(dir.length + 1), f);
+  }
+  return [...byRel].map(([rel, file]) => ({ file, rel }));
 }

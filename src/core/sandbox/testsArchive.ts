@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
-import type { Task } from '../model/task';
+import { testsLayers, type Task } from '../model/task';
 import { entriesFromDir, entryFromFile, tarStream, type TarEntry } from './tar';
 
 /**
@@ -10,10 +10,9 @@ import { entriesFromDir, entryFromFile, tarStream, type TarEntry } from './tar';
  */
 export function testsArchive(task: Task, testsTarget: string, dirs: readonly string[], extra: readonly (readonly [string, string])[]): Readable {
   const target = testsTarget.replace(/^\/+/, '');
-  const testsDir = path.resolve(task.dir, task.verifier.testsDir);
   const entries: TarEntry[] = dirs.map((d) => ({ name: d.replace(/^\/+/, ''), mode: 0o755, type: 'dir' as const }));
   // Every path is checked before anything is sent: a link out of the task refuses the whole archive.
-  if (fs.existsSync(testsDir)) entries.push(...entriesFromDir(testsDir, target, { within: task.dir }));
+  entries.push(...testsEntries(task, target, task.dir));
   for (const [rel, name] of extra) {
     const abs = path.resolve(task.dir, rel);
     const full = `${target}/${name}`;
@@ -24,6 +23,27 @@ export function testsArchive(task: Task, testsTarget: string, dirs: readonly str
     else if (task.format === 'tb1' && name === 'run-tests.sh') entries.push({ name: full, mode: 0o755, type: 'file', data: Buffer.from(TB1_DEFAULT_RUN_TESTS) });
   }
   return tarStream(entries);
+}
+
+/**
+ * The tests folder's entries under `target`, layer by layer (a multi-step task's task-level tests/
+ * first, the step's own over it): a later layer's file replaces an earlier one of the same name.
+ * `within`: refuse links that leave the task.
+ */
+export function testsEntries(task: Task, target: string, within?: string): TarEntry[] {
+  const byName = new Map<string, TarEntry>();
+  for (const dir of testsLayers(task.verifier)) {
+    const abs = path.resolve(task.dir, dir);
+    if (!fs.existsSync(abs)) continue;
+    for (const e of entriesFromDir(abs, target, within ? { within } : {})) {
+      const prev = byName.get(e.name);
+      // A folder met again keeps its place; a file or link of the later layer wins.
+      if (prev && prev.type === 'dir' && e.type === 'dir') continue;
+      byName.delete(e.name);
+      byName.set(e.name, e);
+    }
+  }
+  return [...byName.values()];
 }
 
 function isLink(p: string): boolean {

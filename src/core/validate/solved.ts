@@ -6,7 +6,8 @@ import type { Task } from '../model/task';
 import { planFor, type VerifierVerdict } from '../sandbox/formats';
 import type { ContainerRuntime } from '../sandbox/runtime';
 import type { SnapshotRuntime } from '../sandbox/snapshot';
-import { entriesFromDir, entryFromFile, packTar, type TarEntry } from '../sandbox/tar';
+import { entryFromFile, packTar, type TarEntry } from '../sandbox/tar';
+import { testsEntries } from '../sandbox/testsArchive';
 import { CappedBytes, readTarStream, type TarFileSink } from '../sandbox/tarReader';
 import { escapeRegExp } from '../parse/regex';
 import { writeSolved } from './ledger';
@@ -122,8 +123,7 @@ export function verifierArchive(task: Task): Buffer {
   const plan = planFor(task, 'x', 'x');
   const target = plan.testsTarget.replace(/^\/+/, '');
   const entries: TarEntry[] = plan.mkdirs.map((d) => ({ name: d.replace(/^\/+/, ''), mode: 0o755, type: 'dir' as const }));
-  const testsDir = path.resolve(task.dir, task.verifier.testsDir);
-  if (fs.existsSync(testsDir)) entries.push(...entriesFromDir(testsDir, target));
+  entries.push(...testsEntries(task, target));
   for (const [rel, name] of plan.extraTestFiles) {
     const abs = path.resolve(task.dir, rel);
     if (fs.existsSync(abs)) entries.push(entryFromFile(abs, `${target}/${name}`));

@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import type { Task } from '../model/task';
+import { testsLayers, type Task } from '../model/task';
 import { escapeRegExp } from '../parse/regex';
 
 /**
@@ -38,8 +38,10 @@ export function verifierFiles(task: Task): VerifierFile[] {
       else if (st.isFile()) add(abs);
     }
   };
-  const testsDir = path.resolve(task.dir, task.verifier.testsDir);
-  if (fs.existsSync(testsDir) && fs.statSync(testsDir).isDirectory()) walk(testsDir, 0);
+  for (const dir of testsLayers(task.verifier)) {
+    const testsDir = path.resolve(task.dir, dir);
+    if (fs.existsSync(testsDir) && fs.statSync(testsDir).isDirectory()) walk(testsDir, 0);
+  }
   const entry = path.resolve(task.dir, task.verifier.entry);
   if (fs.existsSync(entry)) add(entry);
   cache.set(task, out);

@@ -53,6 +53,19 @@ function comparesWithTruth(tree: SyntaxTree, fn: PyFunction): boolean {
   return TRUTH_NAME.test(code);
 }
 
+/**
+ * `"harbor" in names` where the function made `names` a list or set of values (a comprehension,
+ * `list(…)`, `.values()`), or text (`.read()`): a value the output must contain, not a field present.
+ */
+function valueMembership(tree: SyntaxTree, expr: SyntaxNode, fn: PyFunction): boolean {
+  const m = /^("|')[^"']*("|') in (\w+)$/.exec(text(tree, expr).replace(/\s+/g, ' ').trim());
+  if (!m) return false;
+  const rhs = new RegExp(String.raw`(?:^|\n)\s*${m[3]}\s*=\s*([^\n]+)`).exec(text(tree, fn.body))?.[1]?.trim() ?? '';
+  if (/^(\[|\{[^:}]*\bfor\b|(set|list|sorted|tuple|frozenset)\()/.test(rhs)) return true;
+  // Text or a mapping's values read whole (`open(p).read()`, `d.values()`), not parsed into an object first.
+  return !/\bloads?\(/.test(rhs) && /\.(read|read_text|values|splitlines|split)\([^()]*\)(\.(strip|lower|upper)\(\))*$/.test(rhs);
+}
+
 function isWeakCheck(tree: SyntaxTree, expr: SyntaxNode): boolean {
   const t = text(tree, expr).replace(/\s+/g, ' ').trim();
   // A bare name (`assert found`) is usually a verdict computed above, not a shape check.
@@ -169,7 +182,7 @@ export const existenceOnlyTest: StaticRule = {
 function shapeOnly(tf: TestFile, fn: PyFunction, helpers: ReadonlySet<string>): { weak: boolean; shape: boolean } {
   const exprs = asserts(fn).map(assertExpr);
   if (exprs.length === 0 || failsOtherwise(tf, fn, helpers)) return { weak: false, shape: false };
-  const shape = !comparesWithTruth(tf.tree, fn) && exprs.every((e) => e !== undefined && (isTrivial(tf.tree, e) || isExistenceCheck(tf.tree, e) || isWeakCheck(tf.tree, e)));
+  const shape = !comparesWithTruth(tf.tree, fn) && exprs.every((e) => e !== undefined && (isTrivial(tf.tree, e) || isExistenceCheck(tf.tree, e) || (isWeakCheck(tf.tree, e) && !valueMembership(tf.tree, e, fn))));
   // At least one genuinely weak check; existence-only tests are existence-only-test's business.
   const weak = shape && exprs.every((e) => e !== undefined && !isTrivial(tf.tree, e)) && exprs.some((e) => e !== undefined && !isExistenceCheck(tf.tree, e));
   return { weak, shape };

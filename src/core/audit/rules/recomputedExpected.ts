@@ -7,14 +7,14 @@
  * exist before the agent starts (made by the image, or handed over as input by the instruction, and
  * never written by the solution or the test) and which are the agent's output.
  */
-import { calleeLast } from '../../parse/python';
-import { descendants } from '../../parse/syntax';
+import { calleeLast, stringValue, type PyFunction } from '../../parse/python';
+import { childByField, descendants, type SyntaxTree } from '../../parse/syntax';
 import { escapeRegExp } from '../../parse/regex';
 import type { AuditContext } from '../context';
 import type { Report } from '../rule';
 import { madeByImage } from './imageLayout';
 import { calledHelpers, fileReads, type FileRead } from './pyPaths';
-import { assertingHelpers, asserts, tests } from './pyTestFiles';
+import { assertExpr, assertingHelpers, asserts, tests } from './pyTestFiles';
 
 const DATA = /\.(json|jsonl|ndjson|csv|tsv|txt|ya?ml|xml|parquet|xlsx?|npy|npz|db|sqlite3?)$/i;
 const DATA_LITERAL = /\.(json|jsonl|ndjson|csv|tsv|txt|ya?ml|xml|parquet|xlsx?|npy|npz|db|sqlite3?)['"]/i;
@@ -35,7 +35,8 @@ function instructionInput(text: string, p: string): boolean {
   const base = p.split('/').pop() ?? p;
   const dir = p.slice(0, p.length - base.length - 1);
   const lines = text.split('\n');
-  const mention = new RegExp(`${escapeRegExp(p)}|(^|[^\\w./-])${escapeRegExp(base)}(?![\\w.-])|${escapeRegExp(dir)}/?(?![\\w.-])`);
+  // The folder alone (`/app/data/`), not as the start of another file's path (`/app/other.json`).
+  const mention = new RegExp(`${escapeRegExp(p)}|(^|[^\\w./-])${escapeRegExp(base)}(?![\\w.-])|${escapeRegExp(dir)}/?(?![\\w./-])`);
   let seen = false;
   for (let i = 0; i < lines.length; i++) {
     const line = lines[i] ?? '';
@@ -82,6 +83,37 @@ function isInput(ctx: AuditContext, p: string, testText: string, lines: readonly
   return madeByImage(ctx, p) || instructionInput(prose(ctx), p);
 }
 
+/** String literals of 4+ characters a test's assertions compare with (`"/api/profile" in routes`), subscript keys left out. */
+function assertedLiterals(tree: SyntaxTree, fn: PyFunction): string[] {
+  const out: string[] = [];
+  for (const a of asserts(fn)) {
+    const e = assertExpr(a);
+    if (!e) continue;
+    for (const s of descendants(e, 'string')) {
+      if (s.parent?.type === 'subscript' && childByField(s.parent, 'value') !== s) continue;
+      const v = stringValue(tree, s);
+      if (v !== undefined && v.trim().length >= 4) out.push(v);
+    }
+  }
+  return out;
+}
+
+/**
+ * Another test pins a value that the task's own inputs hold (a route, an id, a name found in a
+ * file of the build context): replacing the inputs with a trivial case fails that test, so the
+ * recomputed check is a hardening gap, not a way to full reward.
+ */
+function pinsShippedValue(ctx: AuditContext, tf: ReturnType<typeof tests>[number], except: string): boolean {
+  const ctxDir = `${ctx.task.environment.contextDir || '.'}/`.replace(/^\.\//, '');
+  const shipped = ctx.textFiles().filter((f) => f.startsWith(ctxDir) && !/(^|\/)tests?\//.test(f.slice(ctxDir.length)));
+  if (shipped.length === 0) return false;
+  for (const fn of tf.functions) {
+    if (!fn.isTest || fn.name === except) continue;
+    for (const lit of assertedLiterals(tf.tree, fn)) if (shipped.some((f) => (ctx.text(f) ?? '').includes(lit))) return true;
+  }
+  return false;
+}
+
 /** One report per test file: the first read of an input that a grading test recomputes its expected value from. */
 export function* recomputedExpected(ctx: AuditContext, skipFiles: ReadonlySet<string>): Generator<Report> {
   for (const tf of tests(ctx)) {
@@ -120,8 +152,16 @@ export function* recomputedExpected(ctx: AuditContext, skipFiles: ReadonlySet<st
     if (!best) continue;
     const list = [...best.inputs].sort();
     const shown = list.length > 3 ? `${list.slice(0, 3).join(', ')} and ${list.length - 3} more` : list.join(', ');
+    const range = ctx.range(tf.file, best.read.node.start, best.read.node.end);
+    if (pinsShippedValue(ctx, tf, best.test)) {
+      yield {
+        file: tf.file, range, severity: 'info',
+        message: `${best.test} recomputes its expected value from ${shown}, inputs the agent can rewrite, and compares it with ${best.output}; other tests pin values the shipped inputs hold, so a trivial input does not pass them. Recomputing from a copy under tests/ (or checking a checksum) would close the gap.`,
+      };
+      continue;
+    }
     yield {
-      file: tf.file, range: ctx.range(tf.file, best.read.node.start, best.read.node.end),
+      file: tf.file, range,
       message: `${best.test} recomputes its expected value from ${shown}, inputs the agent can rewrite (root where it works), and compares it with ${best.output}: replacing the inputs with a trivial case and writing the matching output passes. Ship a copy of the inputs under tests/ (or check their checksum) and recompute from that.`,
     };
   }

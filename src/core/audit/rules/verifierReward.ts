@@ -1,5 +1,6 @@
 /** How the verifier turns test results into reward: masked exit codes and pipelines, unconditional or missing rewards. */
 import type { Fix } from '../../model/finding';
+import { mountedTestFiles } from '../../model/task';
 import { optionsAt, type ShellCommand, type ShellScript } from '../../parse/shell';
 import type { AuditContext } from '../context';
 import type { StaticRule } from '../rule';
@@ -165,8 +166,8 @@ const PY_REWARD_WRITE = /\b(?:Path\(\s*(['"])([^'"\n]*\breward\.(?:txt|json))\1\
  */
 function* pythonRewardWrites(ctx: AuditContext): Generator<{ file: string; start: number; end: number; target: string }> {
   const files = [...ctx.verifierScripts, ...ctx.testPython];
-  const tests = `${(ctx.task.verifier.testsDir || 'tests').replace(/\/+$/, '')}/`;
-  if (ctx.textFiles().some((f) => (f === ctx.task.verifier.entry || f.startsWith(tests)) && (ctx.text(f) ?? '').includes('/logs/verifier'))) return;
+  const mounted = new Set(mountedTestFiles(ctx.task).map((m) => m.file));
+  if (ctx.textFiles().some((f) => (f === ctx.task.verifier.entry || mounted.has(f)) && (ctx.text(f) ?? '').includes('/logs/verifier'))) return;
   for (const file of files) {
     const t = ctx.text(file) ?? '';
     for (const m of t.matchAll(PY_REWARD_WRITE)) {
@@ -213,7 +214,9 @@ export const noRewardWritten: StaticRule = {
     const entry = ctx.task.verifier.entry;
     if (ctx.text(entry) === undefined) return;
     const tests = ctx.task.verifier.testsDir || 'tests';
-    const any = ctx.textFiles().some((f) => (f === entry || f.startsWith(`${tests}/`)) && /reward/i.test(ctx.text(f) ?? ''));
+    // Every file the verifier gets under /tests counts: a multi-step task's shared tests/ helpers too.
+    const mounted = new Set(mountedTestFiles(ctx.task).map((m) => m.file));
+    const any = ctx.textFiles().some((f) => (f === entry || mounted.has(f)) && /reward/i.test(ctx.text(f) ?? ''));
     if (any) return;
     // Anchored where a reader points: the test run whose verdict nothing turns into a reward (the
     // entry's first test command), else the file.

@@ -1,0 +1,46 @@
+/**
+ * False findings the fourth blind held-out set met (bench/accuracy/labels/blind4.json), one fixture
+ * per cause, written here in the style of what was read: each asserts the absence (or the note) on
+ * the false case and that the true case still fires. (The multi-step shared tests/ case lives with
+ * the other multi-step cases in audit-rules-a.test.ts.)
+ */
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { findingsOf as found, type PatternCase as Case } from './audit-helpers';
+
+/** An API the agent must call, and tests of the file it writes. */
+const API_TEST = (third: string): string => `import json\nfrom pathlib import Path\n\nITEMS = Path("/app/items.json")\n\n\ndef test_items_file_is_valid_json():\n    items = json.loads(ITEMS.read_text())\n    assert isinstance(items, list)\n\n\ndef test_harbor_item_present():\n${third}`;
+
+/** Routes shipped in the image, a policy file the agent derives from them. */
+const ROUTES_DOCKER = 'FROM python:3.12-slim-bookworm\n\nRUN pip install --no-cache-dir pytest==8.3.3\n\nWORKDIR /app\nCOPY data/ /app/data/\nCOPY app/ /app/\n';
+const ROUTES_JSON = '[{"route": "/api/profile", "middleware_enforced": false}, {"route": "/api/orders", "middleware_enforced": true}]\n';
+const ROUTES_TEST = (pin: string): string => `import json\nfrom pathlib import Path\n\n\ndef _meta():\n    return {m["route"]: m for m in json.loads(Path("/app/route_metadata.json").read_text())}\n\n\ndef test_enforced_matches_metadata():\n    meta = _meta()\n    for p in json.loads(Path("/app/route_policies.json").read_text()):\n        assert p["middleware_enforced"] == meta[p["route"]]["middleware_enforced"]\n${pin}`;
+const PROFILE_PIN = '\n\ndef test_profile_is_not_enforced():\n    policies = {p["route"]: p for p in json.loads(Path("/app/route_policies.json").read_text())}\n    assert "/api/profile" in policies\n    assert policies["/api/profile"]["middleware_enforced"] is False\n';
+const ROUTES_FILES = (test: string): Case['files'] => ({
+  'environment/Dockerfile': ROUTES_DOCKER, 'environment/app/route_metadata.json': ROUTES_JSON,
+  'instruction.md': 'The routes are listed in `/app/route_metadata.json`. Write `/app/route_policies.json` with one entry per route.\n',
+  'tests/test_outputs.py': test,
+});
+
+const CASES: readonly Case[] = [
+  // weak-assertion: a value the output must contain is a value check
+  { name: 'a required value among the output\'s names (`"harbor" in names`, names a list of values) is a value check', base: 'clean-harbor', rules: ['weak-assertion'],
+    files: { 'tests/test_outputs.py': API_TEST('    names = [item["name"] for item in json.loads(ITEMS.read_text())]\n    assert "harbor" in names\n') }, want: [] },
+  { name: 'a field present in a parsed object is still shape only', base: 'clean-harbor', rules: ['weak-assertion'],
+    files: { 'tests/test_outputs.py': API_TEST('    first = json.loads(ITEMS.read_text())[0]\n    assert "name" in first\n') }, want: ['weak-assertion warning 12', 'weak-assertion warning 7'] },
+  // expected-from-agent-writable-path: pinned values from the shipped inputs close the trivial-input hole
+  { name: 'a recomputed check beside a test pinning a route the shipped inputs hold is a note', base: 'clean-harbor', rules: ['expected-from-agent-writable-path'],
+    files: ROUTES_FILES(ROUTES_TEST(PROFILE_PIN)), want: ['expected-from-agent-writable-path info 6'] },
+  { name: 'the same recomputed check with nothing pinned is a warning (the output named on the line that names an input of its folder is still output)', base: 'clean-harbor', rules: ['expected-from-agent-writable-path'],
+    files: ROUTES_FILES(ROUTES_TEST('')), want: ['expected-from-agent-writable-path warning 6'] },
+  { name: 'a pinned format string that no input holds does not anchor the check', base: 'clean-harbor', rules: ['expected-from-agent-writable-path'],
+    files: ROUTES_FILES(ROUTES_TEST('\n\ndef test_policy_header():\n    assert "package policies" in Path("/app/policies.rego").read_text()\n')), want: ['expected-from-agent-writable-path warning 6'] },
+];
+
+void describe('audit precision (blind4 false findings): one fixture per cause', () => {
+  for (const c of CASES) {
+    void it(c.name, async () => {
+      assert.deepEqual(await found(c.base, c.files, c.rules), [...c.want].sort());
+    });
+  }
+});
