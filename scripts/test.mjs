@@ -52,11 +52,17 @@ function engine(label) {
   return true;
 }
 
+/** OpenSSH's sshd, which the integration tier's SSH engine tests start on a port of their own (installed when missing). */
+function sshd(label) {
+  if (run('bash', ['scripts/sshd.sh']) !== 0) { console.error(`[test] ${label}: no OpenSSH server (see scripts/sshd.sh output above; apt-get install openssh-server)`); return false; }
+  return true;
+}
+
 const tiers = {
   // Types and lint are part of the test run: a lint error caught only by an editor is caught by nobody.
   static: () => run(process.execPath, ['node_modules/typescript/bin/tsc', '--noEmit', '-p', '.']) || run(process.execPath, ['node_modules/typescript/bin/tsc', '--noEmit', '-p', 'webview']) || run(process.execPath, ['node_modules/eslint/bin/eslint.js', '.']),
   unit: () => nodeTests('unit', 'unit', 2, 120_000),
-  integration: () => (engine('integration') ? nodeTests('integration', 'integration', 1, 600_000) : 1),
+  integration: () => (engine('integration') && sshd('integration') ? nodeTests('integration', 'integration', 1, 600_000) : 1),
   // The suite validates an example task in Docker (test/suite/sandbox.test.ts).
   vscode: () => (engine('vscode') ? run('bash', ['test/vscode/run.sh', 'integration']) : 1),
   e2e: () => run('bash', ['test/vscode/run.sh', 'e2e']),
