@@ -8,7 +8,7 @@
  * never written by the solution or the test) and which are the agent's output.
  */
 import { calleeLast, stringValue, type PyFunction } from '../../parse/python';
-import { childByField, descendants, type SyntaxTree } from '../../parse/syntax';
+import { descendants, type SyntaxTree } from '../../parse/syntax';
 import { escapeRegExp } from '../../parse/regex';
 import type { AuditContext } from '../context';
 import type { Report } from '../rule';
@@ -21,6 +21,8 @@ const DATA_LITERAL = /\.(json|jsonl|ndjson|csv|tsv|txt|ya?ml|xml|parquet|xlsx?|n
 const OUT_WORDS = /\b(writes?|written|sav(e|es|ed)|outputs?|produc(e|es|ed)|creat(e|es|ed)|generat(e|es|ed)|emit|export|stor(e|es|ed)|deliverables?|results?\s+(file|to)|report\s+to)\b/i;
 /** Output or run-state folders: `out/`, `output_data/`, `results/`, `solution/`, `metrics/`, `state/`, `logs/`. */
 const PRODUCED_DIR = /\/(out|outputs?(_\w+)?|results?|solutions?|submissions?|reports?|metrics|state|logs?|checkpoints?)\//i;
+/** A sentence led by an output verb, after list markers: `Save …`, `- Write …`, `2. Create …`. */
+const OUT_VERB_LEAD = /^[\s>*\-\d.)`]*(write|save|output|produce|create|generate|emit|export|store|place|put)\b/i;
 const IN_WORDS = /\b(inputs?|given|provided|reads?|from|located|contains?|source|data(set)?s?|files?\s+(at|in|under))\b/i;
 
 function prose(ctx: AuditContext): string {
@@ -44,9 +46,14 @@ function instructionInput(text: string, p: string): boolean {
     if (!m || dir === '') continue;
     seen = true;
     // The clause before the mention: `Write the totals to <p>` is output, `<p> holds one row per…` input.
-    const before = line.slice(0, m.index).split(/[.;!?]\s|,\s*|\band\b|\bthen\b/).pop() ?? '';
+    const sentence = line.slice(0, m.index).split(/[.;!?]\s/).pop() ?? '';
+    const before = sentence.split(/,\s*|\band\b|\bthen\b/).pop() ?? '';
     if (OUT_WORDS.test(before)) return false;
+    // A sentence that opens with an output verb (`Save your corrected and complete rules as a file at <p>`).
+    if (OUT_VERB_LEAD.test(sentence)) return false;
     const after = line.slice(m.index + m[0].length);
+    // A success criterion: `<p> exists`, `<p> and <q> exist containing …`.
+    if (/^[`'"]?\s*(and\s+\S+\s+)?(exists?|is created|are created|is written|are written)\b/.test(after)) return false;
     if (before.replace(/[-*`\s\d.)]/g, '') === '' && OUT_WORDS.test(after) && !IN_WORDS.test(after)) return false;
     // A bare list item: its lead line or heading decides.
     if (before.replace(/[-*`\s\d.)]/g, '') === '' && after.replace(/[`\s:]/g, '') === '') {
@@ -83,16 +90,22 @@ function isInput(ctx: AuditContext, p: string, testText: string, lines: readonly
   return madeByImage(ctx, p) || instructionInput(prose(ctx), p);
 }
 
-/** String literals of 4+ characters a test's assertions compare with (`"/api/profile" in routes`), subscript keys left out. */
-function assertedLiterals(tree: SyntaxTree, fn: PyFunction): string[] {
+/**
+ * Values a test's assertions require of the output: string literals that are an operand of `==`,
+ * `!=` or `in` (`"/api/profile" in routes`, `row["region"] == "North Europe"`), not a call's argument
+ * (`encoding="utf-8"`), a subscript key, a field or identifier name (`"condition" in rule`) or a
+ * format prefix (`"total_trials="`).
+ */
+function assertedValues(tree: SyntaxTree, fn: PyFunction): string[] {
   const out: string[] = [];
   for (const a of asserts(fn)) {
     const e = assertExpr(a);
     if (!e) continue;
     for (const s of descendants(e, 'string')) {
-      if (s.parent?.type === 'subscript' && childByField(s.parent, 'value') !== s) continue;
-      const v = stringValue(tree, s);
-      if (v !== undefined && v.trim().length >= 4) out.push(v);
+      if (s.parent?.type !== 'comparison_operator') continue;
+      const v = stringValue(tree, s)?.trim();
+      if (v === undefined || v.length < 4 || /^[a-z][a-z0-9_]*$/.test(v) || /[=_:-]$/.test(v)) continue;
+      out.push(v);
     }
   }
   return out;
@@ -105,11 +118,12 @@ function assertedLiterals(tree: SyntaxTree, fn: PyFunction): string[] {
  */
 function pinsShippedValue(ctx: AuditContext, tf: ReturnType<typeof tests>[number], except: string): boolean {
   const ctxDir = `${ctx.task.environment.contextDir || '.'}/`.replace(/^\.\//, '');
-  const shipped = ctx.textFiles().filter((f) => f.startsWith(ctxDir) && !/(^|\/)tests?\//.test(f.slice(ctxDir.length)));
+  // The task's data as shipped in the build context (not its scripts, not a tests/ copy).
+  const shipped = ctx.textFiles().filter((f) => f.startsWith(ctxDir) && DATA.test(f) && !/(^|\/)tests?\//.test(f.slice(ctxDir.length)));
   if (shipped.length === 0) return false;
   for (const fn of tf.functions) {
     if (!fn.isTest || fn.name === except) continue;
-    for (const lit of assertedLiterals(tf.tree, fn)) if (shipped.some((f) => (ctx.text(f) ?? '').includes(lit))) return true;
+    for (const v of assertedValues(tf.tree, fn)) if (shipped.some((f) => (ctx.text(f) ?? '').includes(v))) return true;
   }
   return false;
 }
