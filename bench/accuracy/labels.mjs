@@ -73,13 +73,20 @@ export function joinFindingLabels(labels, findingsByKey, fpOf) {
   return { verdicts, stale, gone, conflicts };
 }
 
-/** Does finding `f` find defect `d`: same task and file, right class, at the line (±1) or file-level. */
-export function finds(f, d) {
+/**
+ * Does finding `f` find defect `d`: same task and file, right class, at the line (±1) or file-level.
+ * With `logical` (file location → the first line of its logical line), two lines of one command
+ * continued with `\` (`uvx \` … `pytest /tests`) are the same place: a reader may label the
+ * command's first line, a rule the line that runs pytest.
+ */
+export function finds(f, d, logical) {
   if (f.corpus !== d.corpus || f.task !== d.task || f.class !== d.class) return false;
   if (d.file == null) return true; // a task-level defect: any finding of its class in the task
   if ((f.file ?? null) !== d.file) return false;
   if (d.line == null) return true;
-  return f.line != null && Math.abs(f.line - d.line) <= 1;
+  if (f.line == null) return false;
+  if (Math.abs(f.line - d.line) <= 1) return true;
+  return logical !== undefined && logical(f, f.line) === logical(d, d.line);
 }
 
 export { fingerprint };

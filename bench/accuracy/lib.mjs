@@ -126,6 +126,26 @@ export function listTaskFolders(root, rel) {
 }
 
 /** The text of line `line` (1-based) of `file`, or null when it is not there. Cached per file. */
+/**
+ * (abs file, line) → the first line of the logical line holding it: lines before it that end in a
+ * backslash continue into it (shell and Dockerfile commands split over lines).
+ */
+export function logicalLineStart() {
+  const cache = new Map();
+  return (abs, line) => {
+    if (!cache.has(abs)) {
+      let lines = null;
+      try { lines = fs.readFileSync(abs, 'utf8').split(/\r?\n/); } catch { /* absent */ }
+      cache.set(abs, lines);
+    }
+    const lines = cache.get(abs);
+    if (!lines || line == null) return line;
+    let n = line;
+    while (n > 1 && /\\\s*$/.test(lines[n - 2] ?? '')) n--;
+    return n;
+  };
+}
+
 export function lineReader() {
   const cache = new Map();
   return (abs, line) => {

@@ -20,7 +20,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { SEED, SETS as ALL_SETS, findingKey, fingerprint, lineReader, listTaskFolders, precisionSample, setOf, taskSample } from './lib.mjs';
+import { SEED, SETS as ALL_SETS, findingKey, fingerprint, lineReader, listTaskFolders, logicalLineStart, precisionSample, setOf, taskSample } from './lib.mjs';
 import { loadLabels, joinFindingLabels } from './labels.mjs';
 import { computeStats } from './stats.mjs';
 import { printReport, writeBlind, writeOutputs } from './report.mjs';
@@ -139,6 +139,9 @@ async function main() {
     const text = readLine(path.join(dirOf.get(f.corpus), f.task, f.file), f.line);
     return text == null ? null : fingerprint(text);
   };
+  const logicalAt = logicalLineStart();
+  // A location's logical line (commands continued with a backslash are one place), for recall matching.
+  const logical = (x, line) => logicalAt(path.join(dirOf.get(x.corpus), x.task, x.file), line);
   const allLabels = loadLabels(path.join(HERE, 'labels'));
   const only = opt.rules ? new Set(opt.rules.split(',').map((s) => s.trim()).filter(Boolean)) : null;
 
@@ -157,7 +160,7 @@ async function main() {
     // The task sample comes from the files (task.toml / task.yaml folders), not from the audit's loader.
     const tasksByCorpus = Object.fromEntries(cs.map((c) => [c.name, c.paths.flatMap((p) => listTaskFolders(dirOf.get(c.name), p))]));
     const tasks = taskSample(tasksByCorpus, SEED, set.target);
-    const stats = computeStats({ corpora: cs, audit: setAudit, findings, labels, join, sample, tasks, tasksByCorpus, fpOf, sampleSource: set.source, cleanAnywhere: set.cleanAnywhere });
+    const stats = computeStats({ corpora: cs, audit: setAudit, findings, labels, join, sample, tasks, tasksByCorpus, fpOf, sampleSource: set.source, cleanAnywhere: set.cleanAnywhere, logical });
     stats.set = { id: set.id, title: set.title, size: set.size, target: set.target, source: set.source, frozen: set.frozen };
     console.log(`\n== ${set.title} ==`);
     printReport(stats, only);

@@ -59,7 +59,7 @@ function severityTotals(rows) {
   return out;
 }
 
-function recallOf(defects, findings) {
+function recallOf(defects, findings, logical) {
   const byTask = new Map();
   for (const f of findings) {
     const k = taskId(f);
@@ -68,7 +68,7 @@ function recallOf(defects, findings) {
   }
   const rows = defects.map((d) => {
     const fs = byTask.get(taskId(d)) ?? [];
-    const hits = fs.filter((f) => finds(f, d));
+    const hits = fs.filter((f) => finds(f, d, logical));
     return {
       ...d, found: hits.some(loud), foundWithInfo: hits.length > 0,
       rightRule: d.rule != null && hits.some((f) => loud(f) && f.rule === d.rule),
@@ -119,7 +119,7 @@ function outsideJudgement(corpora, findings, tasksByCorpus) {
   return rows;
 }
 
-export function computeStats({ corpora, audit, findings, labels, join, sample, tasks, tasksByCorpus, sampleSource = 'core.json', cleanAnywhere = false }) {
+export function computeStats({ corpora, audit, findings, labels, join, sample, tasks, tasksByCorpus, sampleSource = 'core.json', cleanAnywhere = false, logical }) {
   const rows = ruleRows(findings, sample, join);
   const loudTasks = new Set(findings.filter(loud).map(taskId));
   const inSample = new Set(Object.entries(tasks).flatMap(([c, ts]) => ts.map((t) => `${c}/${t}`)));
@@ -150,7 +150,7 @@ export function computeStats({ corpora, audit, findings, labels, join, sample, t
     stale: join.stale, gone: join.gone, conflicts: join.conflicts,
     recall: {
       sampleTasks, read: sampleTasks.filter((t) => t.read).length,
-      random: recallOf(sampleDefects, findings), known: recallOf(knownDefects, findings),
+      random: recallOf(sampleDefects, findings, logical), known: recallOf(knownDefects, findings, logical),
       clean: { tasks: cleanSample.length, loud: cleanLoud.length, share: cleanSample.length ? cleanLoud.length / cleanSample.length : null, ci: wilson(cleanLoud.length, cleanSample.length), loudTasks: cleanLoud.map(taskId) },
     },
     outside: outsideJudgement(corpora, findings, tasksByCorpus),

@@ -88,7 +88,7 @@ void describe('bench/accuracy label join', () => {
   type Finding = { corpus: string; task: string; rule: string; class: string; file: string | null; line: number | null };
   const load = async () => await import(path.join(ROOT, 'bench/accuracy/labels.mjs')) as {
     loadLabels: (dir: string) => Labels;
-    finds: (f: Finding, d: object) => boolean;
+    finds: (f: Finding, d: object, logical?: (x: { file: string | null }, line: number) => number) => boolean;
     joinFindingLabels: (labels: object[], byKey: Map<string, Finding>, fpOf: (f: Finding) => string | null) => { verdicts: Map<string, unknown>; stale: object[]; gone: object[] };
   };
 
@@ -102,6 +102,27 @@ void describe('bench/accuracy label join', () => {
     assert.equal(finds(f, { ...d, line: null }), true);
     assert.equal(finds(f, { ...d, file: 'tests/other.py', line: null }), false);
     assert.equal(finds(f, { ...d, file: null, line: null }), true);
+  });
+
+  void it('takes two lines of one command continued with a backslash for the same place (logicalLineStart)', async () => {
+    const { finds } = await load();
+    const { logicalLineStart } = await import(path.join(ROOT, 'bench/accuracy/lib.mjs')) as { logicalLineStart: () => (abs: string, line: number) => number };
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tw-logical-'));
+    try {
+      const file = path.join(dir, 'test.sh');
+      fs.writeFileSync(file, '#!/bin/bash\nset -u\nuvx \\\n  -p 3.13 \\\n  -w pytest==8.4.1 \\\n  pytest /tests/test_outputs.py -rA\necho done\n');
+      const at = logicalLineStart();
+      assert.deepEqual([1, 2, 3, 4, 5, 6, 7].map((n) => at(file, n)), [1, 2, 3, 3, 3, 3, 7]);
+      const logical = (_x: { file: string | null }, line: number): number => at(file, line);
+      const f: Finding = { corpus: 'c', task: 't', rule: 'pytest-collection-hijack', class: 'misalignment', file: 'tests/test.sh', line: 6 };
+      const d = { corpus: 'c', task: 't', class: 'misalignment', file: 'tests/test.sh', line: 3 };
+      assert.equal(finds(f, d), false);
+      assert.equal(finds(f, d, logical), true);
+      assert.equal(finds(f, { ...d, line: 7 }, logical), true);
+      assert.equal(finds(f, { ...d, line: 2 }, logical), false);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   void it('reports a label whose line text changed as stale and one with no finding as gone', async () => {
