@@ -49,3 +49,28 @@ void describe('audit precision (blind4 false findings): one fixture per cause', 
     });
   }
 });
+
+/** A verifier that fetches uv with curl, the Harbor template's first lines. */
+const CURL_SH = (install: string): string => `#!/bin/bash\n${install}\ncurl -LsSf https://astral.sh/uv/0.9.7/install.sh | sh\nsource $HOME/.local/bin/env\nuvx -w pytest==8.4.1 pytest --noconftest /tests/test_outputs.py -rA\nif [ $? -eq 0 ]; then echo 1 > /logs/verifier/reward.txt; else echo 0 > /logs/verifier/reward.txt; fi\n`;
+const IMAGE = (from: string, extra = ''): string => `FROM ${from}\n\nRUN pip install --no-cache-dir pytest==8.3.3\n${extra}\nWORKDIR /app\nCOPY data/ /app/data/\n`;
+
+const INSTALL_CASES: readonly Case[] = [
+  { name: 'apt-get install of a package the image lacks, at verify time: a warning at the install (recall, blind readings)', base: 'clean-harbor', rules: ['unpinned-test-dependency'],
+    files: { 'tests/test.sh': CURL_SH('apt-get update\napt-get install -y curl') }, want: ['unpinned-test-dependency warning 3'] },
+  { name: 'the same install on a full official image (buildpack-deps ships curl) is quiet', base: 'clean-harbor', rules: ['unpinned-test-dependency'],
+    files: { 'tests/test.sh': CURL_SH('apt-get update\napt-get install -y curl'), 'environment/Dockerfile': IMAGE('python:3.12-bookworm') }, want: [] },
+  { name: 'the same install of a package the Dockerfile installs already is quiet', base: 'clean-harbor', rules: ['unpinned-test-dependency'],
+    files: { 'tests/test.sh': CURL_SH('apt-get update\napt-get install -y curl'), 'environment/Dockerfile': IMAGE('python:3.12-slim-bookworm', 'RUN apt-get update && apt-get install -y --no-install-recommends curl && rm -rf /var/lib/apt/lists/*\n') }, want: [] },
+  { name: 'offline, the install is test-time-network-install\'s warning alone', base: 'clean-harbor', rules: ['unpinned-test-dependency', 'test-time-network-install'],
+    files: { 'tests/test.sh': CURL_SH('apt-get update\napt-get install -y curl'), 'task.toml': 'version = "1.0"\n\n[verifier]\ntimeout_sec = 120.0\n\n[agent]\ntimeout_sec = 600.0\n\n[environment]\nbuild_timeout_sec = 600.0\nallow_internet = false\n' }, want: ['test-time-network-install warning 3'] },
+  { name: '`uv run --with pytest` resolves pytest at every run: unpinned; `--with pytest==8.4.1,requests==2.32.3` is pinned', base: 'clean-harbor', rules: ['unpinned-test-dependency'],
+    files: { 'tests/test.sh': '#!/bin/bash\nuv run --with pytest==8.4.1,requests==2.32.3 pytest --noconftest /tests/test_outputs.py -rA\nuv run --with pytest pytest --noconftest /tests/test_outputs.py -rA\nif [ $? -eq 0 ]; then echo 1 > /logs/verifier/reward.txt; else echo 0 > /logs/verifier/reward.txt; fi\n' }, want: ['unpinned-test-dependency warning 3'] },
+];
+
+void describe('audit recall (blind4 misses): installs at verify time', () => {
+  for (const c of INSTALL_CASES) {
+    void it(c.name, async () => {
+      assert.deepEqual(await found(c.base, c.files, c.rules), [...c.want].sort());
+    });
+  }
+});

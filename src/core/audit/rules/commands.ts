@@ -52,7 +52,13 @@ function pipPackages(cmd: ShellCommand, words: string[], from: number): InstallC
   return { manager: 'pip', packages, fromFile };
 }
 
-/** Recognises package installs: pip (and `python -m pip`, `uv pip`), apt, npm, uvx `--with`. */
+/** The requirements of one `--with` value (uv takes several, comma-separated: `--with pytest,requests==2.32.3`). */
+function withSpecs(cmd: ShellCommand, w: readonly string[], at: number): InstalledPackage[] {
+  const value = w[at] ?? '';
+  return value.split(',').filter(Boolean).map((spec) => ({ name: spec.split(/[=<>!~[@]/)[0] ?? spec, spec, pinned: isPinnedRequirement(spec), argIndex: argIndexOf(cmd, w, at) }));
+}
+
+/** Recognises package installs: pip (and `python -m pip`, `uv pip`), apt, npm, uvx `--with`, `uv run --with`. */
 export function installOf(cmd: ShellCommand): InstallCommand | undefined {
   const w = effectiveWords(cmd);
   const [n, a1, a2] = w;
@@ -83,14 +89,25 @@ export function installOf(cmd: ShellCommand): InstallCommand | undefined {
     }
     return { manager: 'npm', packages, fromFile: packages.length === 0 };
   }
+  // `uv run --with pytest pytest …`: the `--with` requirements are resolved when it runs; the command is not a package.
+  if (n === 'uv' && a1 === 'run') {
+    const packages: InstalledPackage[] = [];
+    for (let i = 2; i < w.length; i++) {
+      const x = w[i] ?? '';
+      if (x === '-w' || x === '--with') { packages.push(...withSpecs(cmd, w, i + 1)); i++; continue; }
+      if (x === '--') break;
+      if (PIP_VALUE_OPTS.has(x) || x === '--python' || x === '-p' || x === '--project' || x === '--directory') { i++; continue; }
+      if (!x.startsWith('-')) break;
+    }
+    return packages.length > 0 ? { manager: 'uvx', packages, fromFile: false } : undefined;
+  }
   if (n === 'uvx' || (n === 'uv' && a1 === 'tool' && a2 === 'run')) {
     const packages: InstalledPackage[] = [];
     let i = n === 'uvx' ? 1 : 3;
     for (; i < w.length; i++) {
       const x = w[i] ?? '';
       if (x === '-w' || x === '--with' || x === '--from') {
-        const spec = w[i + 1] ?? '';
-        packages.push({ name: spec.split(/[=<>!~[@]/)[0] ?? spec, spec, pinned: isPinnedRequirement(spec), argIndex: argIndexOf(cmd, w, i + 1) });
+        packages.push(...withSpecs(cmd, w, i + 1));
         i++;
         continue;
       }

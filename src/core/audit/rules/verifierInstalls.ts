@@ -8,6 +8,7 @@ import { downloadOf, installOf, isPytestCommand } from './commands';
 import { unpinnedInstaller } from './installers';
 import { floatingManifestDeps } from './npmManifest';
 import { pipInstallLine, pipTargetOf } from '../pythonImage';
+import { escapeRegExp } from '../../parse/regex';
 import { calledFunctions, cmdRange, functionNameOf, scripts, verifierOffline } from './verifierShared';
 
 /** Moves `pip install pkg==v` from the verifier into the Dockerfile (appends a RUN line). */
@@ -33,9 +34,28 @@ function moveInstallFix(ctx: AuditContext, file: string, cmd: ShellCommand, spec
   return { title: `Install ${specs.join(' ')} in the image instead of at test time${how}`, edits, preferred: false };
 }
 
+/** Debian's essential packages, in every Debian/Ubuntu image: installing them again needs no archive. */
+const imageInstalls = /^(bash|coreutils|grep|sed|findutils|tar|gzip|util-linux|debianutils|dpkg|apt)$/;
+
+/**
+ * Official images built on buildpack-deps (python, golang, node, ruby, rust, gcc… in their full,
+ * not slim or Alpine, tags) ship curl, wget, git, ca-certificates, gnupg and the usual build tools.
+ */
+const BUILDPACK_BASE = /^(?:(?:docker\.io|public\.ecr\.aws\/docker)\/)?(?:library\/)?(?:buildpack-deps|python|golang|node|ruby|rust|gcc|perl|openjdk|haskell|erlang|elixir)(?::(?![^@]*(?:slim|alpine|windows|nanoserver))[^@]*)?(?:@.*)?$/i;
+const BUILDPACK_PACKAGES = /^(curl|wget|git|ca-certificates|gnupg|netbase|openssh-client|procps|make|gcc|g\+\+|build-essential|autoconf|automake|patch|xz-utils|bzip2|unzip|libssl-dev|zlib1g-dev|pkg-config)$/;
+
+/** The packages the image certainly has: those its Dockerfile names, and its base image's. */
+function imageHasPackage(ctx: AuditContext, imageText: string, name: string): boolean {
+  if (imageInstalls.test(name)) return true;
+  if (new RegExp(`(^|[\\s'"])${escapeRegExp(name)}([\\s'"=]|$)`, 'm').test(imageText)) return true;
+  const base = ctx.dockerfile()?.froms.at(-1)?.image ?? '';
+  return BUILDPACK_BASE.test(base) && BUILDPACK_PACKAGES.test(name);
+}
+
 /** `pip install`, `python3 -m pip install`, `apt-get install`…: the words up to the verb. */
 function installLabel(cmd: ShellCommand): string {
   const w = effectiveWords(cmd);
+  if (w[0] === 'uv' && w[1] === 'run') return 'uv run --with';
   const verb = w.findIndex((x) => x === 'install' || x === 'add' || x === 'i');
   return verb > 0 ? w.slice(0, verb + 1).join(' ') : (w[0] ?? 'install');
 }
@@ -84,6 +104,8 @@ export const unpinnedTestDependency: StaticRule = {
   id: 'unpinned-test-dependency', class: 'brittleness', severity: 'warning',
   title: 'The verifier installs a dependency without pinning its version',
   *check(ctx) {
+    const offline = verifierOffline(ctx);
+    const imageText = ctx.text(ctx.task.environment.dockerfile) ?? '';
     for (const { file, script } of scripts(ctx)) {
       // One finding per script, at the first moving dependency; the others are related locations.
       const hits: { range: Range; message: string; what: string }[] = [];
@@ -93,6 +115,19 @@ export const unpinnedTestDependency: StaticRule = {
       for (const cmd of script.commands) {
         if (cmd.inFunction && !called.has(functionNameOf(script, cmd))) continue;
         const inst = installOf(cmd);
+        // apt at test time: no version is given (apt pins are brittle too) and the archive decides
+        // what, if anything, installs. Packages the image installs already are a harmless fallback;
+        // offline, test-time-network-install reports the install as a warning already.
+        if (inst?.manager === 'apt' && !offline) {
+          const fresh = inst.packages.filter((p) => !p.pinned && !imageHasPackage(ctx, imageText, p.name));
+          if (fresh.length > 0) {
+            const names = fresh.map((p) => p.name).join(' ');
+            hits.push({
+              range: cmdRange(ctx, file, cmd), what: names,
+              message: `\`${installLabel(cmd)} ${names}\` runs at test time and the image does not install ${fresh.length > 1 ? 'them' : 'it'}: whether grading works, and with which version, depends on the package archive on the day. Install ${fresh.length > 1 ? 'them' : 'it'} in the Dockerfile.`,
+            });
+          }
+        }
         if (inst && inst.manager !== 'apt') {
           for (const p of inst.packages.filter((x) => !x.pinned)) {
             const w = cmd.args[p.argIndex];
