@@ -32,6 +32,23 @@ void describe('measured precision text (docs pages and hovers)', () => {
     assert.equal(precisionHoverText('two-sev', 'error', data), '`two-sev` — Measured precision: 1.00 (11/11 sampled of 11 findings on real tasks, seed 20261202; bench/ACCURACY.md)');
   });
 
+  void it('adds the blind figure (first measurement on unseen tasks) of the severity shown, when there is one', () => {
+    const withBlind: PrecisionData = {
+      ...data,
+      blind: {
+        'one-sev': [{ severity: 'warning', labelled: 19, true: 4, sets: 2, precision: 0.211, low: 0.085, high: 0.433 }],
+        'two-sev': [{ severity: 'error', labelled: 10, true: 7, sets: 1, precision: 0.7, low: 0.4, high: 0.89 }],
+        unlabelled: [{ severity: 'warning', labelled: 3, true: 3, sets: 1, precision: 1, low: 0.44, high: 1 }],
+      },
+    };
+    assert.equal(precisionNote('one-sev', withBlind), 'Measured precision: 0.95 (19/20 sampled of 212 findings on real tasks, seed 20261202; bench/ACCURACY.md); blind (unseen tasks, before the fixes they led to): 0.21 (4/19, 2 sets)');
+    assert.equal(precisionNote('two-sev', withBlind), 'Measured precision: error 1.00 (11/11 sampled of 11 findings), warning 0.50 (10/20 sampled of 46 findings) — on real tasks, seed 20261202; bench/ACCURACY.md; blind (unseen tasks, before the fixes they led to): error 0.70 (7/10, 1 set)');
+    assert.equal(precisionHoverText('two-sev', 'error', withBlind), '`two-sev` — Measured precision: 1.00 (11/11 sampled of 11 findings on real tasks, seed 20261202; bench/ACCURACY.md); blind (unseen tasks, before the fixes they led to): 0.70 (7/10, 1 set)');
+    // The warning's hover has no blind figure of its own severity: none is borrowed from the error.
+    assert.equal(precisionNote('two-sev', withBlind, 'warning'), 'Measured precision: 0.50 (10/20 sampled of 46 findings on real tasks, seed 20261202; bench/ACCURACY.md)');
+    assert.equal(precisionNote('unlabelled', withBlind), 'Measured precision: not yet measured on real tasks (bench/ACCURACY.md). Blind (unseen tasks, before the fixes they led to): 1.00 (3/3, 1 set).');
+  });
+
   void it('says "not yet measured" for a rule without labelled sample members', () => {
     assert.equal(precisionNote('unlabelled', data), 'Measured precision: not yet measured on real tasks (bench/ACCURACY.md).');
     assert.equal(precisionNote('no-such-rule', data), 'Measured precision: not yet measured on real tasks (bench/ACCURACY.md).');
@@ -194,6 +211,27 @@ void describe('bench/accuracy corpus sets', () => {
       assert.ok(m.SETS.findIndex((s) => s.id === id) > m.SETS.findIndex((s) => s.id === prev));
     });
   }
+
+  void it('tests severity caps from blind evidence by leaving one set out: caps come only from the other sets', async () => {
+    const m = await import(path.join(ROOT, 'bench/accuracy/blindSummary.mjs')) as {
+      cappedSeverity: (s: string, t: number, n: number) => string;
+      leaveOneSetOut: (b: Record<string, { rules: { rule: string; severity: string; true: number; labelled: number }[] }>) => { rows: { id: string; before: Record<string, number[]>; after: Record<string, number[]> }[]; pooled: { before: Record<string, number[]>; after: Record<string, number[]> } };
+    };
+    assert.equal(m.cappedSeverity('error', 20, 20), 'error');
+    assert.equal(m.cappedSeverity('error', 12, 15), 'warning');
+    assert.equal(m.cappedSeverity('warning', 5, 20), 'info');
+    assert.equal(m.cappedSeverity('warning', 2, 3), 'warning');
+    const blinds = {
+      a: { rules: [{ rule: 'bad', severity: 'warning', true: 0, labelled: 10 }, { rule: 'good', severity: 'error', true: 10, labelled: 10 }] },
+      b: { rules: [{ rule: 'bad', severity: 'warning', true: 1, labelled: 4 }, { rule: 'new', severity: 'error', true: 0, labelled: 3 }] },
+    };
+    const { rows, pooled } = m.leaveOneSetOut(blinds);
+    // Set b keeps its own `bad` findings out of the evidence: a's 0/10 demotes them; `new` has no evidence and stays.
+    assert.deepEqual(rows.find((r) => r.id === 'b'), { id: 'b', before: { error: [0, 3], warning: [1, 4] }, after: { error: [0, 3], warning: [0, 0] } });
+    // Set a: b's 1/4 for `bad` (upper bound 0.70) demotes a's too; `good` has no evidence in b.
+    assert.deepEqual(rows.find((r) => r.id === 'a'), { id: 'a', before: { error: [10, 10], warning: [0, 10] }, after: { error: [10, 10], warning: [0, 0] } });
+    assert.deepEqual(pooled.after, { error: [10, 13], warning: [0, 0] });
+  });
 
   void it('puts a blind section before the development section once, then replaces it in place', async () => {
     const report = await import(path.join(ROOT, 'bench/accuracy/report.mjs')) as {

@@ -18,12 +18,28 @@ export interface PrecisionEntry {
   readonly high: number | null;
 }
 
+/**
+ * A rule's precision on held-out sets as first measured, blind: before any rule was changed for
+ * those tasks (pooled over the `sets` that sampled it at this severity). Later fixes are not in it:
+ * it says how the rule fared on tasks nobody had tuned it on.
+ */
+export interface BlindEntry {
+  readonly severity: Severity;
+  readonly labelled: number;
+  readonly true: number;
+  readonly sets: number;
+  readonly precision: number;
+  readonly low: number;
+  readonly high: number;
+}
+
 export interface PrecisionData {
   readonly version: 1;
   readonly seed: number;
   readonly date: string | null;
   readonly source: string;
   readonly rules: Readonly<Record<string, readonly PrecisionEntry[]>>;
+  readonly blind?: Readonly<Record<string, readonly BlindEntry[]>>;
 }
 
 export const PRECISION: PrecisionData = generated as PrecisionData;
@@ -49,9 +65,23 @@ export function precisionNote(rule: string, data: PrecisionData = PRECISION, sev
   }
   const where = `on real tasks, seed ${data.seed}; ${data.source}`;
   const [only] = parts;
-  if (!only) return `Measured precision: not yet measured on real tasks (${data.source}).`;
-  if (parts.length === 1 && entries.length === 1) return `Measured precision: ${only.text} ${where})`;
-  return `Measured precision: ${parts.map((x) => `${x.severity} ${x.text})`).join(', ')} — ${where}`;
+  const blind = blindNote(rule, data, severity);
+  if (!only) return `Measured precision: not yet measured on real tasks (${data.source}).${blind ? ` Blind${blind.slice(7)}.` : ''}`;
+  if (parts.length === 1 && entries.length === 1) return `Measured precision: ${only.text} ${where})${blind}`;
+  return `Measured precision: ${parts.map((x) => `${x.severity} ${x.text})`).join(', ')} — ${where}${blind}`;
+}
+
+/** "; blind (unseen tasks, before the fixes they led to): 0.40 (4/10, 1 set)" — empty when never sampled blind. */
+function blindNote(rule: string, data: PrecisionData, severity?: Severity): string {
+  const all = data.blind?.[rule] ?? [];
+  // A diagnostic's hover speaks of its own severity only.
+  const entries = severity ? all.filter((e) => e.severity === severity) : all;
+  const [first] = entries;
+  if (!first) return '';
+  const one = (e: BlindEntry): string => `${e.precision.toFixed(2)} (${e.true}/${e.labelled}, ${e.sets} set${e.sets === 1 ? '' : 's'})`;
+  const graded = (data.rules[rule] ?? []).length > 1 || all.length > 1;
+  const text = entries.length === 1 && (severity !== undefined || !graded) ? one(first) : entries.map((e) => `${e.severity} ${one(e)}`).join(', ');
+  return `; blind (unseen tasks, before the fixes they led to): ${text}`;
 }
 
 /** The editor's hover over a diagnostic of `rule`: its id and measured precision (markdown). */
