@@ -74,3 +74,28 @@ void describe('audit recall (blind4 misses): installs at verify time', () => {
     });
   }
 });
+
+const UV_DOCKER = (copy: string): string => `FROM python:3.12-slim-bookworm\n${copy}\nRUN pip install --no-cache-dir pytest==8.3.3\nWORKDIR /app\nCOPY data/ /app/data/\n`;
+const SIDECAR_COMPOSE = 'services:\n  main:\n    build:\n      context: ${CONTEXT_DIR}\n    image: ${MAIN_IMAGE_NAME}\n  tools:\n    build: ./tools\n';
+
+const IMAGE_CASES: readonly Case[] = [
+  { name: '`COPY --from=ghcr.io/astral-sh/uv:latest` follows latest: a warning at the COPY', base: 'clean-harbor', rules: ['base-image-unpinned'],
+    files: { 'environment/Dockerfile': UV_DOCKER('COPY --from=ghcr.io/astral-sh/uv:latest /uv /uvx /bin/') }, want: ['base-image-unpinned warning 2'] },
+  { name: 'a pinned uv image, or a build stage, is quiet', base: 'clean-harbor', rules: ['base-image-unpinned'],
+    files: { 'environment/Dockerfile': `FROM python:3.12-slim-bookworm AS build\nRUN echo hi > /x\n${UV_DOCKER('COPY --from=ghcr.io/astral-sh/uv:0.9.7 /uv /uvx /bin/\nCOPY --from=build /x /x')}` }, want: [] },
+  { name: 'a compose service the task builds is checked too; a Dockerfile that is only the agent\'s material is not', base: 'clean-harbor', rules: ['base-image-unpinned'],
+    files: {
+      'environment/docker-compose.yaml': SIDECAR_COMPOSE,
+      'environment/tools/Dockerfile': 'FROM python:3.12-slim-bookworm\nCOPY --from=ghcr.io/astral-sh/uv:latest /uv /bin/\n',
+      'environment/broken/Dockerfile': 'FROM ubuntu:latest\nRUN echo fix me\n',
+    },
+    want: ['base-image-unpinned warning 2'] },
+];
+
+void describe('audit recall (blind4 misses): images that follow latest', () => {
+  for (const c of IMAGE_CASES) {
+    void it(c.name, async () => {
+      assert.deepEqual(await found(c.base, c.files, c.rules), [...c.want].sort());
+    });
+  }
+});

@@ -12,6 +12,8 @@ import { imageLayout } from './rules/imageLayout';
 /** Files bigger than this are not read as text (data blobs, models). */
 const MAX_TEXT_BYTES = 512 * 1024;
 const DATA_EXTENSIONS = /\.(json|ya?ml|toml)$/i;
+/** `Dockerfile`, `Dockerfile.gpu`, `api.Dockerfile`, in any folder. */
+const DOCKERFILE_NAME = /(^|\/)(Dockerfile(\.[\w.-]+)?|[\w.-]+\.[Dd]ockerfile)$/;
 
 /**
  * Everything a rule may look at for one task: file texts (the editor's unsaved buffers first), and
@@ -68,7 +70,7 @@ export class AuditContext {
     const tests = testsLayers(task.verifier).map((d) => `${d}/`);
     for (const f of task.files) {
       if (wanted.has(f)) continue;
-      if (/\.(sh|py)$/.test(f)) wanted.add(f);
+      if (/\.(sh|py)$/.test(f) || DOCKERFILE_NAME.test(f)) wanted.add(f);
       else if (tests.some((d) => f.startsWith(d)) || DATA_EXTENSIONS.test(f)) { wanted.add(f); data.add(f); }
     }
     const texts = new Map<string, string>();
@@ -152,6 +154,13 @@ export class AuditContext {
       this.pyCache.set(rel, t === undefined ? undefined : parseSync('python', t));
     }
     return this.pyCache.get(rel);
+  }
+
+  /** Any Dockerfile of the task, parsed (a compose service's, a separate verifier's); undefined when not read. */
+  parsedDockerfile(file: string): ParsedDockerfile | undefined {
+    if (file === this.task.environment.dockerfile) return this.dockerfile();
+    const t = this.texts.get(file);
+    return t === undefined || !DOCKERFILE_NAME.test(file) ? undefined : parseDockerfile(t);
   }
 
   dockerfile(): ParsedDockerfile | undefined {

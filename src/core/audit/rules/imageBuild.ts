@@ -1,6 +1,8 @@
 /** How the image is built: base image tags, package versions, apt's lists, `nproc` under a CPU limit. */
-import type { StaticRule } from '../rule';
+import type { ParsedDockerfile } from '../../parse/dockerfile';
+import type { Report, StaticRule } from '../rule';
 import { installOf } from './commands';
+import { composeBuiltDockerfiles } from './composeBuilds';
 import { dfFile, runCmdRange, runCommands } from './dockerfile';
 
 /**
@@ -14,26 +16,48 @@ export const baseImageUnpinned: StaticRule = {
   id: 'base-image-unpinned', class: 'brittleness', severity: 'warning',
   title: 'The base image is `:latest` or untagged',
   *check(ctx) {
-    const df = ctx.dockerfile();
-    if (!df) return;
-    const file = dfFile(ctx);
-    const stages = new Set(df.froms.map((f) => f.stage?.toLowerCase()).filter((s): s is string => !!s));
-    for (const from of df.froms) {
-      const img = from.image;
-      if (!img || img.includes('$') || img === 'scratch' || stages.has(img.toLowerCase()) || from.digest) continue;
-      if (from.tag && from.tag !== 'latest') continue;
-      const name = from.name ?? img.replace(/:latest$/, '');
-      const moving = MOVING_IMAGES.test(name);
-      yield {
-        file, range: from.imageRange ?? from.instruction.range,
-        ...(moving ? {} : { severity: 'info' as const }),
-        message: moving
-          ? `\`FROM ${img}\` follows ${from.tag ? 'the `latest` tag' : 'an implicit `latest`'}: the environment changes under the task with every release. Pin a version tag (and ideally a digest).`
-          : `\`FROM ${img}\` follows ${from.tag ? 'the `latest` tag' : 'an implicit `latest`'}: if this image is ever republished, the environment changes under the task. Pin a digest when there is no version tag.`,
-      };
+    const main = ctx.dockerfile();
+    if (main) yield* unpinnedImages(dfFile(ctx), main);
+    // The other images the task builds: its compose file's services.
+    for (const file of composeBuiltDockerfiles(ctx)) {
+      const parsed = ctx.parsedDockerfile(file);
+      if (parsed) yield* unpinnedImages(file, parsed);
     }
   },
 };
+
+/** `FROM` and `COPY --from=` images of one Dockerfile that follow `latest` (stages and variables left out). */
+function* unpinnedImages(file: string, df: ParsedDockerfile): Generator<Report> {
+  const stages = new Set(df.froms.map((f) => f.stage?.toLowerCase()).filter((s): s is string => !!s));
+  // `COPY --from=ghcr.io/astral-sh/uv:latest /uv /bin/`: files taken from another image, pinned or not.
+  for (const c of df.copies) {
+    const img = c.from;
+    if (!img || img.includes('$') || /^\d+$/.test(img) || stages.has(img.toLowerCase()) || img.includes('@')) continue;
+    const m = /^(.*?)(?::([\w][\w.-]*))?$/.exec(img);
+    const name = m?.[1] ?? img;
+    const tag = m?.[2];
+    if (tag && tag !== 'latest') continue;
+    if (!MOVING_IMAGES.test(name)) continue;
+    yield {
+      file, range: c.instruction.range,
+      message: `\`COPY --from=${img}\` takes files from ${tag ? 'the `latest` tag' : 'an implicit `latest`'} of ${name}: what the image contains changes with every release. Pin a version tag (and ideally a digest).`,
+    };
+  }
+  for (const from of df.froms) {
+    const img = from.image;
+    if (!img || img.includes('$') || img === 'scratch' || stages.has(img.toLowerCase()) || from.digest) continue;
+    if (from.tag && from.tag !== 'latest') continue;
+    const name = from.name ?? img.replace(/:latest$/, '');
+    const moving = MOVING_IMAGES.test(name);
+    yield {
+      file, range: from.imageRange ?? from.instruction.range,
+      ...(moving ? {} : { severity: 'info' as const }),
+      message: moving
+        ? `\`FROM ${img}\` follows ${from.tag ? 'the `latest` tag' : 'an implicit `latest`'}: the environment changes under the task with every release. Pin a version tag (and ideally a digest).`
+        : `\`FROM ${img}\` follows ${from.tag ? 'the `latest` tag' : 'an implicit `latest`'}: if this image is ever republished, the environment changes under the task. Pin a digest when there is no version tag.`,
+    };
+  }
+}
 
 export const unpinnedImagePackage: StaticRule = {
   id: 'unpinned-image-package', class: 'brittleness', severity: 'info',
