@@ -5,7 +5,11 @@
  * the other multi-step cases in audit-rules-a.test.ts.)
  */
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { describe, it } from 'node:test';
+import { loadTask } from '../../src/core/loader/index';
 import { findingsOf as found, type PatternCase as Case } from './audit-helpers';
 
 /** An API the agent must call, and tests of the file it writes. */
@@ -98,4 +102,31 @@ void describe('audit recall (blind4 misses): images that follow latest', () => {
       assert.deepEqual(await found(c.base, c.files, c.rules), [...c.want].sort());
     });
   }
+});
+
+void describe('loader problems said where the reader looks (blind4)', () => {
+  const toml = 'version = "1.0"\n\n[verifier]\ntimeout_sec = 120.0\n';
+  const where = async (files: Record<string, string>, rule: string): Promise<string[]> => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tw-where-'));
+    try {
+      for (const [rel, text] of Object.entries({ 'task.toml': toml, 'instruction.md': 'Say hello.\n', ...files })) {
+        fs.mkdirSync(path.dirname(path.join(dir, rel)), { recursive: true });
+        fs.writeFileSync(path.join(dir, rel), text);
+      }
+      return (await loadTask(dir)).problems.filter((p) => p.rule === rule).map((p) => `${p.file ?? '-'} ${p.message.split(': ').slice(1).join(': ')}`);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  };
+  void it('an environment that is a file, not a folder: on that file', async () => {
+    assert.deepEqual(await where({ environment: 'x', 'tests/test.sh': '#!/bin/bash\n' }, 'missing-environment'),
+      ['environment no environment: environment is a file, not a folder, so there is nothing to build (expected environment/Dockerfile, environment/docker-compose.yaml or [environment] docker_image)']);
+  });
+  void it('a verifier in test/ instead of tests/: on the misplaced script; none anywhere: on task.toml', async () => {
+    const moved = await where({ 'environment/Dockerfile': 'FROM debian:bookworm-slim\n', 'test/test.sh': '#!/bin/bash\n' }, 'missing-test-entry');
+    assert.equal(moved.length, 1);
+    assert.match(moved[0] ?? '', /^test\/test\.sh no tests\/test\.sh: .*; this test\.sh is not it: Harbor runs tests\/test\.sh from the task folder$/);
+    const none = await where({ 'environment/Dockerfile': 'FROM debian:bookworm-slim\n' }, 'missing-test-entry');
+    assert.deepEqual(none.map((x) => x.split(' ')[0]), ['task.toml']);
+  });
 });

@@ -100,7 +100,12 @@ export async function loadHarbor(id: string, files: TaskFiles, fileList: readonl
   const dockerfile = ['environment/Dockerfile'].find(has);
   const composeFile = ['environment/docker-compose.yaml', 'environment/docker-compose.yml'].find(has);
   if (!dockerfile && !composeFile && !dockerImage) {
-    problems.add('missing-environment', CONFIG, tableRange(env),
+    // Said where the reader looks: at a file standing where the folder should be, or a Dockerfile in the wrong place.
+    const misplaced = ['environment', 'Dockerfile', 'docker-compose.yaml', 'docker-compose.yml'].find(has);
+    const why = misplaced === 'environment' ? 'environment is a file, not a folder, so there is nothing to build'
+      : misplaced ? `${misplaced} is at the task root, but Harbor builds environment/${misplaced}` : undefined;
+    if (misplaced && why) problems.add('missing-environment', misplaced, undefined, `no environment: ${why} (expected environment/Dockerfile, environment/docker-compose.yaml or [environment] docker_image)`);
+    else problems.add('missing-environment', CONFIG, tableRange(env),
       'no environment: expected environment/Dockerfile, environment/docker-compose.yaml or [environment] docker_image');
   }
 
@@ -113,8 +118,12 @@ export async function loadHarbor(id: string, files: TaskFiles, fileList: readonl
   const verifierNetwork = networkModeOf(reader, 'verifier');
   const separate = reader.string('verifier.environment_mode') === 'separate';
   if (!has(testEntry)) {
-    problems.add('missing-test-entry', CONFIG, tableRange('verifier'),
-      `no ${stepDir ? `${stepDir}${testScript} or ${testScript}` : testScript}: the verifier has no entry script to run`);
+    const expected = `no ${stepDir ? `${stepDir}${testScript} or ${testScript}` : testScript}: the verifier has no entry script to run`;
+    // A verifier script under a near name (test/, environment/tests/): the finding goes on it.
+    const name = testScript.slice('tests/'.length);
+    const near = [`test/${name}`, `environment/tests/${name}`, `environment/${testScript}`, name].find(has);
+    if (near) problems.add('missing-test-entry', near, undefined, `${expected}; this ${name} is not it: Harbor runs ${testScript} from the task folder${near.startsWith('environment/') ? ', and a copy in environment/ is built into the agent\'s image' : ''}`);
+    else problems.add('missing-test-entry', CONFIG, tableRange('verifier'), expected);
   }
   const agentSec = reader.number('agent.timeout_sec', { positive: true }) ?? HARBOR_DEFAULTS.agentTimeoutSec;
   reader.number('agent.setup_timeout_sec', { positive: true });
