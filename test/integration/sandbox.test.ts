@@ -115,6 +115,20 @@ void describe('sandbox trials (integration)', () => {
     assert.equal(readRun(s.dir).trials.length, 1);
   });
 
+  void it('sends a multi-step task\'s task-level tests/ under the step\'s own: the step sources the shared helper that writes the reward (integration)', async () => {
+    const s = store('multi-step');
+    const runner = new TrialRunner({ runtime }, s);
+    const task = await loadTask(path.join(fixtures, 'multi-step-shared'));
+    const [oracle] = await runner.runJob({ task, taskPath: 'multi-step-shared', agent: new OracleAgent(), attempt: 1 }, { concurrency: 1, retries: 0 });
+    const [nop] = await runner.runJob({ task, taskPath: 'multi-step-shared', agent: new NopAgent(), attempt: 1 }, { concurrency: 1, retries: 0 });
+    // Without the shared helpers `pass`/`fail` are unknown commands: no reward file, an infra error instead of these verdicts.
+    assert.equal(oracle?.record.outcome, 'passed', JSON.stringify(oracle?.record));
+    assert.equal(oracle?.record.reward, 1);
+    assert.equal(nop?.record.outcome, 'failed', JSON.stringify(nop?.record));
+    assert.equal(nop?.record.reward, 0);
+    assert.deepEqual(await containersOf(LABEL_RUN, s.id), []);
+  });
+
   void it('ends an agent that overruns its timeout as agent-timeout and removes its container (integration)', async () => {
     const s = store('agent-timeout');
     const runner = new TrialRunner({ runtime }, s);
