@@ -19,6 +19,8 @@ export const BLIND2_TASK_SAMPLE = 10;
 export const BLIND3_TASK_SAMPLE = 10;
 // The fourth blind set: single-task repositories by 16 authors plus the Harbor cookbook; same sizes.
 export const BLIND4_TASK_SAMPLE = 10;
+// The fifth: the next single-task repositories of the same seeded order, after the fourth set's fixes.
+export const BLIND5_TASK_SAMPLE = 10;
 
 /**
  * The corpus sets, each with its own label file (`source`, the reader's random-sample reading),
@@ -32,6 +34,7 @@ export const SETS = [
   { id: 'blind2', title: 'second blind held-out corpora', source: 'blind2.json', size: HELDOUT_PRECISION_SAMPLE, target: BLIND2_TASK_SAMPLE, cleanAnywhere: true, frozen: 'blind2-blind.json' },
   { id: 'blind3', title: 'third blind held-out corpora', source: 'blind3.json', size: HELDOUT_PRECISION_SAMPLE, target: BLIND3_TASK_SAMPLE, cleanAnywhere: true, frozen: 'blind3-blind.json' },
   { id: 'blind4', title: 'fourth blind held-out corpora', source: 'blind4.json', size: HELDOUT_PRECISION_SAMPLE, target: BLIND4_TASK_SAMPLE, cleanAnywhere: true, frozen: 'blind4-blind.json' },
+  { id: 'blind5', title: 'fifth blind held-out corpora', source: 'blind5.json', size: HELDOUT_PRECISION_SAMPLE, target: BLIND5_TASK_SAMPLE, cleanAnywhere: true, frozen: 'blind5-blind.json' },
 ];
 
 /** The set a corpora.json entry belongs to: its `set`, else `heldOut: true` (the old form) → heldout, else dev. */
