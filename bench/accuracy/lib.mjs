@@ -128,20 +128,27 @@ export function listTaskFolders(root, rel) {
   return out.sort();
 }
 
-/** The text of line `line` (1-based) of `file`, or null when it is not there. Cached per file. */
-/**
- * (abs file, line) → the first line of the logical line holding it: lines before it that end in a
- * backslash continue into it (shell and Dockerfile commands split over lines).
- */
-export function logicalLineStart() {
+/** A file's lines, read once (null when it cannot be read). */
+function cachedLines() {
   const cache = new Map();
-  return (abs, line) => {
+  return (abs) => {
     if (!cache.has(abs)) {
       let lines = null;
       try { lines = fs.readFileSync(abs, 'utf8').split(/\r?\n/); } catch { /* absent */ }
       cache.set(abs, lines);
     }
-    const lines = cache.get(abs);
+    return cache.get(abs);
+  };
+}
+
+/**
+ * (abs file, line) → the first line of the logical line holding it: lines before it that end in a
+ * backslash continue into it (shell and Dockerfile commands split over lines).
+ */
+export function logicalLineStart() {
+  const linesOf = cachedLines();
+  return (abs, line) => {
+    const lines = linesOf(abs);
     if (!lines || line == null) return line;
     let n = line;
     while (n > 1 && /\\\s*$/.test(lines[n - 2] ?? '')) n--;
@@ -149,15 +156,11 @@ export function logicalLineStart() {
   };
 }
 
+/** The text of line `line` (1-based) of `file`, or null when it is not there. Cached per file. */
 export function lineReader() {
-  const cache = new Map();
+  const linesOf = cachedLines();
   return (abs, line) => {
-    if (!cache.has(abs)) {
-      let lines = null;
-      try { lines = fs.readFileSync(abs, 'utf8').split(/\r?\n/); } catch { /* absent */ }
-      cache.set(abs, lines);
-    }
-    const lines = cache.get(abs);
+    const lines = linesOf(abs);
     if (!lines || line == null || line < 1 || line > lines.length) return null;
     return lines[line - 1];
   };
