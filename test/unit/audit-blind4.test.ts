@@ -130,3 +130,4 @@ void describe('loader problems said where the reader looks (blind4)', () => {
     assert.deepEqual(none.map((x) => x.split(' ')[0]), ['task.toml']);
   });
 });
+

@@ -204,6 +204,9 @@ export function isTestCommand(cmd: ShellCommand): boolean {
   const w = effectiveWords(cmd);
   const n = w[0] ?? '';
   if (/^(python(3(\.\d+)?)?|bash|sh|node)$/.test(n)) {
+    // `python3 -c CODE`, `bash -c CODE`, `node -e CODE`: inline code, a test run only when it runs one.
+    const inline = w.findIndex((x) => x === '-c' || x === '-e');
+    if (inline > 0) return /\b(pytest|unittest)\.main\b|(^|[\s;&|(])(pytest|py\.test)\b|(^|\/)tests?\/\S+\.(sh|py)\b/.test(w[inline + 1] ?? '');
     const target = w.slice(1).find((x) => !x.startsWith('-'));
     return target !== undefined && /(^|\/)(tests?\/|test_|check|verify|grade)/.test(target);
   }

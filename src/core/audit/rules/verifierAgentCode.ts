@@ -121,6 +121,9 @@ function verifierOwned(word: string): boolean {
 
 /** Whether the agent runs as root: the image's last USER is absent, root or 0 (both formats default to root). */
 function agentIsRoot(ctx: AuditContext): boolean {
+  // Harbor's `[agent] user` wins over the image's USER: the agent's commands run as that user.
+  const agentUser = ctx.task.agent.user;
+  if (agentUser !== undefined) return /^(root|0)(:.*)?$/.test(String(agentUser));
   const df = ctx.dockerfile();
   if (!df) return true;
   const user = [...df.instructions].reverse().find((i) => i.keyword === 'USER')?.args[0]?.value;

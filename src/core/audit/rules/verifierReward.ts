@@ -20,7 +20,8 @@ export const exitCodeMasking: StaticRule = {
     if (!writesRewardFromStatus(ctx)) return;
     for (const { file, script } of scripts(ctx)) {
       for (const cmd of script.commands) {
-        if (!isTestCommand(cmd) || !cmd.orTrue) continue;
+        // Inside `$(…)` the status is the capture's, not what the reward is decided from.
+        if (!isTestCommand(cmd) || !cmd.orTrue || cmd.inSubstitution) continue;
         const later = script.tree.text.slice(cmd.end);
         if (!/\$\?|reward/.test(later)) continue;
         const src = script.tree.text;
