@@ -24,3 +24,28 @@ void describe('audit precision (blind5 false findings): one fixture per cause', 
     });
   }
 });
+
+/** A verifier on the Harbor template's uvx line, and a test file with `imports` on top. */
+const UVX_SH = (withs: string): string => `#!/bin/bash\nmkdir -p /logs/verifier\nuvx -p 3.13 -w pytest==8.4.1 -w pytest-json-ctrf==0.3.5${withs} pytest --noconftest --ctrf /logs/verifier/ctrf.json /tests/test_outputs.py -rA\nif [ $? -eq 0 ]; then echo 1 > /logs/verifier/reward.txt; else echo 0 > /logs/verifier/reward.txt; fi\n`;
+const IMPORTING = (imports: string): string => `${imports}\nimport json\nfrom pathlib import Path\n\n\ndef test_totals():\n    assert json.loads(Path("/app/totals.json").read_text())["north"] == 12.5\n`;
+
+const RECALL_CASES: readonly Case[] = [
+  { name: 'uvx with only pytest runs tests that import flask: the oracle cannot pass (recall)', base: 'clean-harbor', rules: ['test-imports-outside-env'],
+    files: { 'tests/test.sh': UVX_SH(''), 'tests/test_outputs.py': IMPORTING('import flask') }, want: ['test-imports-outside-env warning 3'] },
+  { name: 'the same with `-w flask==3.1.0`, with pandas bringing numpy, or under try/except ImportError: quiet', base: 'clean-harbor', rules: ['test-imports-outside-env'],
+    files: { 'tests/test.sh': UVX_SH(' -w flask==3.1.0 -w pandas==2.2.3'), 'tests/test_outputs.py': IMPORTING('import flask\nimport numpy as np\ntry:\n    import yaml\nexcept ImportError:\n    yaml = None') }, want: [] },
+  { name: 'a --with package whose dependencies are not known (it may bring numpy): quiet', base: 'clean-harbor', rules: ['test-imports-outside-env'],
+    files: { 'tests/test.sh': UVX_SH(' -w mystery-lib==1.0'), 'tests/test_outputs.py': IMPORTING('import numpy') }, want: [] },
+  { name: 'the agent\'s module the instruction names (`/app/dedupe.py`) on a sys.path entry is not a package; numpy beside it is', base: 'clean-harbor', rules: ['test-imports-outside-env'],
+    files: { 'instruction.md': 'Write `/app/dedupe.py` with a function `dedupe(rows)`.\n', 'tests/test.sh': UVX_SH(''), 'tests/test_outputs.py': IMPORTING('import sys\nsys.path.insert(0, "/app")\nfrom dedupe import dedupe\nimport numpy') }, want: ['test-imports-outside-env warning 3'] },
+  { name: '… and with the module alone, quiet', base: 'clean-harbor', rules: ['test-imports-outside-env'],
+    files: { 'instruction.md': 'Write `/app/dedupe.py` with a function `dedupe(rows)`.\n', 'tests/test.sh': UVX_SH(''), 'tests/test_outputs.py': IMPORTING('import sys\nsys.path.insert(0, "/app")\nfrom dedupe import dedupe') }, want: [] },
+];
+
+void describe('audit recall (blind5 misses): tests uvx cannot import', () => {
+  for (const c of RECALL_CASES) {
+    void it(c.name, async () => {
+      assert.deepEqual(await found(c.base, c.files, c.rules), [...c.want].sort());
+    });
+  }
+});

@@ -36,6 +36,9 @@ export const LOCAL_BASE_TOML = 'version = "1.0"\n\n[verifier]\ntimeout_sec = 120
 export const VERIFIER_DOCKER = (from: string): string => `# Verifier shares the agent's toolchain.\nFROM ${from}\n\nRUN pip install --no-cache-dir pytest==8.3.3\nCOPY test.sh test_outputs.py /tests/\n`;
 
 /** One bad/good pair per new rule, for the table test (every static rule has a case). */
+/** The Harbor template's uvx line, with extra `--with` requirements. */
+const UVX_VERIFIER = (withs: string): string => `#!/bin/bash\nmkdir -p /logs/verifier\nuvx -p 3.13 -w pytest==8.4.1${withs} pytest --noconftest /tests/test_outputs.py -rA\nif [ $? -eq 0 ]; then echo 1 > /logs/verifier/reward.txt; else echo 0 > /logs/verifier/reward.txt; fi\n`;
+
 export const RECALL_CASES: readonly RuleCase[] = [
   {
     rule: 'tb1-compose-without-harness-name', base: 'clean-tb1',
@@ -71,6 +74,11 @@ export const RECALL_CASES: readonly RuleCase[] = [
     rule: 'solution-fetches-fix', base: 'clean-harbor',
     bad: { 'solution/solve.sh': PR_SOLVE('curl -fsSL https://github.com/acme/widgets/pull/812.diff -o /tmp/fix.diff') },
     good: { 'solution/solve.sh': PR_SOLVE("cat > /tmp/fix.diff <<'EOF'\n--- a/x\n+++ b/x\nEOF") },
+  },
+  {
+    rule: 'test-imports-outside-env', base: 'clean-harbor',
+    bad: { 'tests/test.sh': UVX_VERIFIER(''), 'tests/test_outputs.py': 'import requests\n\n\ndef test_api():\n    assert requests.get("http://127.0.0.1:8000/health", timeout=5).status_code == 200\n' },
+    good: { 'tests/test.sh': UVX_VERIFIER(' -w requests==2.32.3'), 'tests/test_outputs.py': 'import requests\n\n\ndef test_api():\n    assert requests.get("http://127.0.0.1:8000/health", timeout=5).status_code == 200\n' },
   },
   {
     rule: 'verifier-image-local-base', base: 'clean-harbor',

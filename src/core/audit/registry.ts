@@ -16,6 +16,7 @@ import { selfReportedResult } from './rules/selfReport';
 import { tb1ComposeWithoutHarnessName } from './rules/tb1Compose';
 import { verifierImportsAgentModule } from './rules/agentModules';
 import { unseededTrainingThreshold } from './rules/unseededTraining';
+import { testImportsOutsideEnv } from './rules/uvxImports';
 import { scoredFieldNotInSchema } from './rules/schemaFields';
 import { sourceTextGrading } from './rules/sourceText';
 import { downloadWithoutFail, solutionFetchesFix, unversionedDownloadUrl } from './rules/downloads';
@@ -86,6 +87,7 @@ export const STATIC_RULES: readonly StaticRule[] = [
   py.skipCountsAsPass,
   py.wallClockThreshold,
   unseededTrainingThreshold,
+  testImportsOutsideEnv,
   py.fixedSleepSynchronization,
   py.unorderedListingComparison,
   py.exactDirectoryListing,
