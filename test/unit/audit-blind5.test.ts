@@ -49,3 +49,24 @@ void describe('audit recall (blind5 misses): tests uvx cannot import', () => {
     });
   }
 });
+
+const ERREXIT_SH = (middle: string): string => `#!/bin/bash\nset -e\nmkdir -p /logs/verifier\ncd /app\n${middle}\nif pytest --noconftest -rA /tests/test_outputs.py; then echo 1 > /logs/verifier/reward.txt; else echo 0 > /logs/verifier/reward.txt; fi\n`;
+
+const ERREXIT_CASES: readonly Case[] = [
+  { name: 'set -e, then the agent\'s program runs before the reward is written: a failing attempt gets no verdict (recall)', base: 'clean-harbor', rules: ['reward-not-written-on-failure'],
+    files: { 'tests/test.sh': ERREXIT_SH('python3 run_resolver.py') }, want: ['reward-not-written-on-failure warning 5'] },
+  { name: 'a check of its own line under set -e (`test -f …`, then `grep -q`) ends the script the same way: reported at the first', base: 'clean-harbor', rules: ['reward-not-written-on-failure'],
+    files: { 'tests/test.sh': ERREXIT_SH('test -f /app/totals.json\ngrep -q north /app/totals.json') }, want: ['reward-not-written-on-failure warning 5'] },
+  { name: 'guarded (`|| true`, inside an if) or with a 0 written first: quiet', base: 'clean-harbor', rules: ['reward-not-written-on-failure'],
+    files: { 'tests/test.sh': ERREXIT_SH('python3 run_resolver.py || true\nif [ -f /app/totals.json ]; then echo found; fi') }, want: [] },
+  { name: 'a verifier-owned script from /tests is the test run\'s business, not the agent\'s program', base: 'clean-harbor', rules: ['reward-not-written-on-failure'],
+    files: { 'tests/test.sh': '#!/bin/bash\nset -e\nmkdir -p /logs/verifier\necho 0 > /logs/verifier/reward.txt\npython3 /app/run_resolver.py\nif pytest --noconftest -rA /tests/test_outputs.py; then echo 1 > /logs/verifier/reward.txt; fi\n' }, want: [] },
+];
+
+void describe('audit recall (blind5 misses): set -e ends the verifier before the reward on the agent\'s own program', () => {
+  for (const c of ERREXIT_CASES) {
+    void it(c.name, async () => {
+      assert.deepEqual(await found(c.base, c.files, c.rules), [...c.want].sort());
+    });
+  }
+});

@@ -121,6 +121,19 @@ export const rewardNotWrittenOnFailure: StaticRule = {
       // written before it or a trap writes one on exit. When the test run is reported already, the one
       // fix (a fallback 0 first, or a trap) covers the installs too, so they are not repeated.
       if (reported || script.commands.some((c) => c.name === 'trap' && /EXIT|ERR/.test(c.args.map((a) => a.value).join(' ')))) continue;
+      const unguarded = (c: ShellCommand): boolean => !c.guarded && !c.orTrue && !c.conditional && !c.inSubstitution && !c.inFunction && optionsAt(script, c.start).errexit
+        && !rewards.some((r) => r.end <= c.start) && rewards.some((r) => r.start > c.end);
+      // The agent's own program, run before the tests (`python3 /app/solve.py > out.txt`): when the
+      // agent's work is broken it fails, and `set -e` turns that failure into no verdict at all.
+      const agentRun = script.commands.find((c) => unguarded(c) && !c.pipeline && (runsAgentProgram(ctx, script, c) || isCheck(c)));
+      if (agentRun) {
+        const what = isCheck(agentRun) ? 'checks the agent\'s work here' : 'runs the agent\'s program here';
+        yield {
+          file, range: cmdRange(ctx, file, agentRun),
+          message: `With \`set -e\` in effect, \`${agentRun.name}\` ${what}: when the agent's work is wrong it fails, the script exits before any reward is written, and a failed attempt becomes a trial without a verdict (counted as infra, not as the agent's failure). Write 0 to the reward file first, or guard the command.`,
+        };
+        continue;
+      }
       const install = script.commands.find((c) => (installOf(c) !== undefined || isPlaywrightInstall(c.name, c.args.map((a) => a.value)))
         && !c.guarded && !c.orTrue && !c.conditional && !c.inSubstitution && !c.inFunction && optionsAt(script, c.start).errexit
         && !rewards.some((r) => r.end <= c.start) && rewards.some((r) => r.start > c.end));
@@ -133,6 +146,36 @@ export const rewardNotWrittenOnFailure: StaticRule = {
     }
   },
 };
+
+/**
+ * A check that fails when the work is wrong, run as a statement of its own: `diff`, `cmp`, `grep -q`,
+ * `test`, `jq -e`, or Python fed from a heredoc (`python3 - <<EOF … sys.exit(1)`). (`[ … ]` is a test
+ * expression in the parsed script, not a command: not seen here.)
+ */
+function isCheck(cmd: ShellCommand): boolean {
+  const n = cmd.name ?? '';
+  const w = cmd.args.map((a) => a.value);
+  if (/^(diff|cmp|test)$/.test(n)) return true;
+  if (n === 'grep' && w.some((x) => /^-[a-zA-Z]*q/.test(x))) return true;
+  if (n === 'jq' && w.some((x) => /^-[a-zA-Z]*e/.test(x))) return true;
+  return /^python[\d.]*$/.test(n) && w[0] === '-' && cmd.redirects.some((r) => r.op.startsWith('<<'));
+}
+
+/** The command runs a program or script from where the agent works (`/app/cli`, `python3 /app/solve.py`, `./run.sh` in /app). */
+function runsAgentProgram(ctx: AuditContext, script: ShellScript, cmd: ShellCommand): boolean {
+  if (isTestCommand(cmd)) return false;
+  const w = cmd.args.map((a) => a.value);
+  const interpreter = /^(python[\d.]*|node|bash|sh|ruby|perl|java)$/.test(cmd.name ?? '');
+  const target = interpreter ? w.find((x) => !x.startsWith('-')) : cmd.name;
+  // `python3 -m mod`, `python3 -c CODE`, `java -jar x.jar` (the jar is the target): only a path counts.
+  if (target === undefined || (interpreter && w.some((x) => x === '-c' || x === '-m' || x === '-e'))) return false;
+  // A program named by a path (`./cli`, `/app/bin/run`), or a script file an interpreter runs (`python3 solve.py`).
+  const isPath = /\//.test(target) || (interpreter && /\.(py|js|mjs|sh|rb|pl|jar)$/.test(target));
+  if (!isPath || /^\/(tests|logs|oracle|solution|usr|bin|opt\/venv)\//.test(target) || target.includes('$')) return false;
+  const cwd = workingDirAt(ctx, script, cmd);
+  const abs = target.startsWith('/') ? target : cwd === undefined ? undefined : resolveWord(target, cwd);
+  return abs !== undefined && ctx.isAgentWritable(abs) && !/^\/tmp\//.test(abs);
+}
 
 /** `playwright install …` / `npx playwright install …`: a download of browsers at verification time. */
 function isPlaywrightInstall(name: string, args: readonly string[]): boolean {
