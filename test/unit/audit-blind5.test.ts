@@ -70,3 +70,27 @@ void describe('audit recall (blind5 misses): set -e ends the verifier before the
     });
   }
 });
+
+const USER_TOML = 'version = "1.0"\n\n[verifier]\ntimeout_sec = 120.0\n\n[agent]\ntimeout_sec = 600.0\nuser = "agent"\n';
+const USER_DOCKER = (from: string, extra: string): string => `FROM ${from}\n\nRUN pip install --no-cache-dir pytest==8.3.3\n${extra}WORKDIR /app\nCOPY data/ /app/data/\n`;
+
+const USER_CASES: readonly Case[] = [
+  { name: '`[agent] user = "agent"` that no RUN line and no base image creates: every command fails (recall)', base: 'clean-harbor', rules: ['agent-user-missing'],
+    files: { 'task.toml': USER_TOML, 'environment/Dockerfile': USER_DOCKER('python:3.12-slim-bookworm', '') }, want: ['agent-user-missing warning 8'] },
+  { name: 'the same user made with useradd: quiet', base: 'clean-harbor', rules: ['agent-user-missing'],
+    files: { 'task.toml': USER_TOML, 'environment/Dockerfile': USER_DOCKER('python:3.12-slim-bookworm', 'RUN useradd -m -s /bin/bash agent\n') }, want: [] },
+  { name: 'a final `USER app` nobody creates is reported at the USER line; `USER node` on a node image is the image\'s own', base: 'clean-harbor', rules: ['agent-user-missing'],
+    files: { 'environment/Dockerfile': USER_DOCKER('python:3.12-slim-bookworm', 'USER app\n') }, want: ['agent-user-missing warning 4'] },
+  { name: '… `USER node` on node:20-bookworm is quiet', base: 'clean-harbor', rules: ['agent-user-missing'],
+    files: { 'environment/Dockerfile': 'FROM node:20-bookworm\nUSER node\nWORKDIR /app\n' }, want: [] },
+  { name: '… and so is any user on a base image whose accounts are not known', base: 'clean-harbor', rules: ['agent-user-missing'],
+    files: { 'task.toml': USER_TOML, 'environment/Dockerfile': 'FROM ghcr.io/acme/agent-base:1.4\nUSER runner\nWORKDIR /app\n' }, want: [] },
+];
+
+void describe('audit recall (blind5 misses): the agent\'s user is never created', () => {
+  for (const c of USER_CASES) {
+    void it(c.name, async () => {
+      assert.deepEqual(await found(c.base, c.files, c.rules), [...c.want].sort());
+    });
+  }
+});

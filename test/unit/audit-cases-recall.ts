@@ -81,6 +81,11 @@ export const RECALL_CASES: readonly RuleCase[] = [
     good: { 'tests/test.sh': UVX_VERIFIER(' -w requests==2.32.3'), 'tests/test_outputs.py': 'import requests\n\n\ndef test_api():\n    assert requests.get("http://127.0.0.1:8000/health", timeout=5).status_code == 200\n' },
   },
   {
+    rule: 'agent-user-missing', base: 'clean-harbor',
+    bad: { 'task.toml': 'version = "1.0"\n\n[verifier]\ntimeout_sec = 120.0\n\n[agent]\ntimeout_sec = 600.0\nuser = "agent"\n' },
+    good: { 'task.toml': 'version = "1.0"\n\n[verifier]\ntimeout_sec = 120.0\n\n[agent]\ntimeout_sec = 600.0\nuser = "agent"\n', 'environment/Dockerfile': 'FROM python:3.12-slim-bookworm\nRUN pip install --no-cache-dir pytest==8.3.3 && useradd -m agent\nWORKDIR /app\nCOPY data/ /app/data/\n' },
+  },
+  {
     rule: 'verifier-image-local-base', base: 'clean-harbor',
     bad: { 'task.toml': LOCAL_BASE_TOML, 'tests/Dockerfile': VERIFIER_DOCKER('orders-env') },
     good: { 'task.toml': LOCAL_BASE_TOML, 'tests/Dockerfile': VERIFIER_DOCKER('python:3.12-slim-bookworm') },

@@ -17,6 +17,7 @@ import { tb1ComposeWithoutHarnessName } from './rules/tb1Compose';
 import { verifierImportsAgentModule } from './rules/agentModules';
 import { unseededTrainingThreshold } from './rules/unseededTraining';
 import { testImportsOutsideEnv } from './rules/uvxImports';
+import { agentUserMissing } from './rules/agentUser';
 import { scoredFieldNotInSchema } from './rules/schemaFields';
 import { sourceTextGrading } from './rules/sourceText';
 import { downloadWithoutFail, solutionFetchesFix, unversionedDownloadUrl } from './rules/downloads';
@@ -88,6 +89,7 @@ export const STATIC_RULES: readonly StaticRule[] = [
   py.wallClockThreshold,
   unseededTrainingThreshold,
   testImportsOutsideEnv,
+  agentUserMissing,
   py.fixedSleepSynchronization,
   py.unorderedListingComparison,
   py.exactDirectoryListing,
