@@ -67,7 +67,9 @@ export async function loadHarbor(id: string, files: TaskFiles, fileList: readonl
   } else if (instr && 'tooLarge' in instr) {
     problems.add('missing-instruction', instructionFile, undefined, `${instructionFile} is ${instr.tooLarge} bytes; it was not read`);
   } else {
-    problems.add('missing-instruction', CONFIG, firstStep !== undefined ? reader.keyRange('steps.0.name') : undefined,
+    const astray = firstStep === undefined ? misplaced(fileList, 'instruction.md') : undefined;
+    if (astray) problems.add('missing-instruction', astray, undefined, `no instruction.md ${where} (the prompt the agent receives); this ${astray} is not read: Harbor reads instruction.md next to task.toml`);
+    else problems.add('missing-instruction', CONFIG, firstStep !== undefined ? reader.keyRange('steps.0.name') : undefined,
       `no instruction.md ${where} (the prompt the agent receives)`);
   }
 
@@ -121,7 +123,7 @@ export async function loadHarbor(id: string, files: TaskFiles, fileList: readonl
     const expected = `no ${stepDir ? `${stepDir}${testScript} or ${testScript}` : testScript}: the verifier has no entry script to run`;
     // A verifier script under a near name (test/, environment/tests/): the finding goes on it.
     const name = testScript.slice('tests/'.length);
-    const near = [`test/${name}`, `environment/tests/${name}`, `environment/${testScript}`, name].find(has);
+    const near = [`test/${name}`, `environment/tests/${name}`, `environment/${testScript}`, name].find(has) ?? (stepDir ? undefined : misplaced(fileList, testScript));
     if (near) problems.add('missing-test-entry', near, undefined, `${expected}; this ${name} is not it: Harbor runs ${testScript} from the task folder${near.startsWith('environment/') ? ', and a copy in environment/ is built into the agent\'s image' : ''}`);
     else problems.add('missing-test-entry', CONFIG, tableRange('verifier'), expected);
   }
@@ -135,8 +137,10 @@ export async function loadHarbor(id: string, files: TaskFiles, fileList: readonl
   const solveFile = stepDir && !has(`${stepDir}${solveName}`) && has(solveName) ? solveName : `${stepDir}${solveName}`;
   reader.stringMap('solution.env');
   if (!has(solveFile)) {
-    problems.add('missing-solution', CONFIG, tableRange('solution'),
-      `no reference solution (${solveFile}): the task runs without one, but the oracle cannot prove it solvable`);
+    const expected = `no reference solution (${solveFile}): the task runs without one, but the oracle cannot prove it solvable`;
+    const astray = stepDir ? undefined : misplaced(fileList, solveName) ?? ['solve.sh', 'solution.sh'].find(has);
+    if (astray) problems.add('missing-solution', astray, undefined, `${expected}; this ${astray.split('/').pop()} is not it: Harbor runs ${solveName} from the task folder`);
+    else problems.add('missing-solution', CONFIG, tableRange('solution'), expected);
   }
 
   const taskSteps = await loadSteps(files, stepNames, fileList, testScript, windows, problems);
@@ -218,6 +222,14 @@ async function loadSteps(files: TaskFiles, names: readonly string[], fileList: r
     });
   }
   return out;
+}
+
+/**
+ * A part of the task kept somewhere Harbor does not look (`environment/instruction.md`,
+ * `environment/tests/tests/test.sh`): the shortest such path, outside steps/, when there is one.
+ */
+function misplaced(fileList: readonly string[], part: string): string | undefined {
+  return fileList.filter((f) => f !== part && f.endsWith(`/${part}`) && !f.startsWith('steps/')).sort((a, b) => a.length - b.length)[0];
 }
 
 /**
