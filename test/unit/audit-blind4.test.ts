@@ -129,8 +129,8 @@ void describe('loader problems said where the reader looks (blind4)', () => {
     const none = await where({ 'environment/Dockerfile': 'FROM debian:bookworm-slim\n' }, 'missing-test-entry');
     assert.deepEqual(none.map((x) => x.split(' ')[0]), ['task.toml']);
   });
-  void it('a task nested inside environment/ (blind5): each missing part on the copy found deeper, the shortest one', async () => {
-    const nested = { 'environment/Dockerfile': 'FROM debian:bookworm-slim\n', 'environment/instruction.md': 'Say hello.\n', 'environment/tests/tests/test.sh': '#!/bin/bash\n', 'environment/tests/solution/solution/solve.sh': '#!/bin/bash\n', 'environment/a/b/c/tests/test.sh': '#!/bin/bash\n' };
+  void it('a task nested inside environment/ (blind5): each missing part on the copy found deeper, the least deep one', async () => {
+    const nested = { 'environment/Dockerfile': 'FROM debian:bookworm-slim\n', 'environment/instruction.md': 'Say hello.\n', 'environment/tests/tests/test.sh': '#!/bin/bash\n', 'environment/tests/solution/solution/solve.sh': '#!/bin/bash\n', 'environment/vendor/lib/x/tests/test.sh': '#!/bin/bash\n' };
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tw-nested-'));
     try {
       for (const [rel, text] of Object.entries({ 'task.toml': toml, ...nested })) {

@@ -226,10 +226,12 @@ async function loadSteps(files: TaskFiles, names: readonly string[], fileList: r
 
 /**
  * A part of the task kept somewhere Harbor does not look (`environment/instruction.md`,
- * `environment/tests/tests/test.sh`): the shortest such path, outside steps/, when there is one.
+ * `environment/tests/tests/test.sh`): the least deep such path (then the shortest), outside steps/, when there is one.
  */
 function misplaced(fileList: readonly string[], part: string): string | undefined {
-  return fileList.filter((f) => f !== part && f.endsWith(`/${part}`) && !f.startsWith('steps/')).sort((a, b) => a.length - b.length)[0];
+  const depth = (f: string): number => f.split('/').length;
+  return fileList.filter((f) => f !== part && f.endsWith(`/${part}`) && !f.startsWith('steps/'))
+    .sort((a, b) => depth(a) - depth(b) || a.length - b.length || a.localeCompare(b))[0];
 }
 
 /**
