@@ -78,6 +78,15 @@ function precisionData(sets, blinds = {}) {
   return { version: 1, seed: SEED, date: sets[0]?.date ?? null, source: 'bench/ACCURACY.md', rules, blind };
 }
 
+/** A blind set after the first: its heading, the sentence its frozen section opens with, and its "after" section. */
+function laterBlind(id, ordinal, before) {
+  return {
+    heading: `${ordinal} held-out (blind)`, after: `${ordinal} held-out after later fixes (no longer blind)`,
+    what: `before any rule was changed after reading these corpora, and on corpora no rule was tuned on (${before}): out-of-sample figures`,
+    afterText: `The same ${ordinal.toLowerCase()} held-out corpora, samples and labels after rule changes made since its blind reading: a check that the fixes hold, not an out-of-sample figure. Findings that entered the sample after the fixes were judged then (their \`why\` starts "[post-fix sample, not blind]" in \`labels/${id}.json\`); "gone" counts blind labels whose finding the fixed rules no longer report.`,
+  };
+}
+
 // How each frozen (blind) set is titled and introduced in ACCURACY.md. The held-out text is the one
 // the first blind reading was published with; keep it as is.
 const BLIND_SETS = {
@@ -85,26 +94,10 @@ const BLIND_SETS = {
     heading: 'Held-out (blind)', after: 'Held-out after the fixes (no longer blind)', what: 'before any rule was changed after reading these corpora: out-of-sample figures',
     afterText: 'The same held-out corpora, samples and labels after rule changes made from what the blind reading found: a check that the fixes hold, not an out-of-sample figure. Findings that entered the sample after the fixes were judged then (their `why` starts "[post-fix sample, not blind]" in `labels/heldout.json`); "gone" counts blind labels, mostly the false positives, whose finding the fixed rules no longer report.',
   },
-  blind2: {
-    heading: 'Second held-out (blind)', after: 'Second held-out after later fixes (no longer blind)',
-    what: 'before any rule was changed after reading these corpora, and on corpora no rule was tuned on (the first held-out set had been used to fix rules by then): out-of-sample figures',
-    afterText: 'The same second held-out corpora, samples and labels after rule changes made since its blind reading: a check that the fixes hold, not an out-of-sample figure. Findings that entered the sample after the fixes were judged then (their `why` starts "[post-fix sample, not blind]" in `labels/blind2.json`); "gone" counts blind labels whose finding the fixed rules no longer report.',
-  },
-  blind3: {
-    heading: 'Third held-out (blind)', after: 'Third held-out after later fixes (no longer blind)',
-    what: 'before any rule was changed after reading these corpora, and on corpora no rule was tuned on (the first two held-out sets had been used to fix rules by then): out-of-sample figures',
-    afterText: 'The same third held-out corpora, samples and labels after rule changes made since its blind reading: a check that the fixes hold, not an out-of-sample figure. Findings that entered the sample after the fixes were judged then (their `why` starts "[post-fix sample, not blind]" in `labels/blind3.json`); "gone" counts blind labels whose finding the fixed rules no longer report.',
-  },
-  blind4: {
-    heading: 'Fourth held-out (blind)', after: 'Fourth held-out after later fixes (no longer blind)',
-    what: 'before any rule was changed after reading these corpora, and on corpora no rule was tuned on (the first three held-out sets had been used to fix rules by then): out-of-sample figures',
-    afterText: 'The same fourth held-out corpora, samples and labels after rule changes made since its blind reading: a check that the fixes hold, not an out-of-sample figure. Findings that entered the sample after the fixes were judged then (their `why` starts "[post-fix sample, not blind]" in `labels/blind4.json`); "gone" counts blind labels whose finding the fixed rules no longer report.',
-  },
-  blind5: {
-    heading: 'Fifth held-out (blind)', after: 'Fifth held-out after later fixes (no longer blind)',
-    what: 'before any rule was changed after reading these corpora, and on corpora no rule was tuned on (the first four held-out sets had been used to fix rules by then, the fourth in the same session): out-of-sample figures',
-    afterText: 'The same fifth held-out corpora, samples and labels after rule changes made since its blind reading: a check that the fixes hold, not an out-of-sample figure. Findings that entered the sample after the fixes were judged then (their `why` starts "[post-fix sample, not blind]" in `labels/blind5.json`); "gone" counts blind labels whose finding the fixed rules no longer report.',
-  },
+  blind2: laterBlind('blind2', 'Second', 'the first held-out set had been used to fix rules by then'),
+  blind3: laterBlind('blind3', 'Third', 'the first two held-out sets had been used to fix rules by then'),
+  blind4: laterBlind('blind4', 'Fourth', 'the first three held-out sets had been used to fix rules by then'),
+  blind5: laterBlind('blind5', 'Fifth', 'the first four held-out sets had been used to fix rules by then, the fourth in the same session'),
 };
 const frozenPath = (set) => `bench/accuracy/${set.frozen}`;
 
