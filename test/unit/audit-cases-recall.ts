@@ -86,6 +86,11 @@ export const RECALL_CASES: readonly RuleCase[] = [
     good: { 'task.toml': 'version = "1.0"\n\n[verifier]\ntimeout_sec = 120.0\n\n[agent]\ntimeout_sec = 600.0\nuser = "agent"\n', 'environment/Dockerfile': 'FROM python:3.12-slim-bookworm\nRUN pip install --no-cache-dir pytest==8.3.3 && useradd -m agent\nWORKDIR /app\nCOPY data/ /app/data/\n' },
   },
   {
+    rule: 'harbor-compose-without-main', base: 'clean-harbor',
+    bad: { 'environment/docker-compose.yaml': 'services:\n  gateway:\n    build: .\n  ledger:\n    image: postgres:16\n' },
+    good: { 'environment/docker-compose.yaml': 'services:\n  main:\n    build: .\n  ledger:\n    image: postgres:16\n' },
+  },
+  {
     rule: 'verifier-image-local-base', base: 'clean-harbor',
     bad: { 'task.toml': LOCAL_BASE_TOML, 'tests/Dockerfile': VERIFIER_DOCKER('orders-env') },
     good: { 'task.toml': LOCAL_BASE_TOML, 'tests/Dockerfile': VERIFIER_DOCKER('python:3.12-slim-bookworm') },

@@ -13,7 +13,7 @@ import * as image from './rules/imageState';
 import { placeholderSolutionRule } from './rules/dataFiles';
 import { testPathDisagrees } from './rules/pathAgreement';
 import { selfReportedResult } from './rules/selfReport';
-import { tb1ComposeWithoutHarnessName } from './rules/tb1Compose';
+import { harborComposeWithoutMain, tb1ComposeWithoutHarnessName } from './rules/tb1Compose';
 import { verifierImportsAgentModule } from './rules/agentModules';
 import { unseededTrainingThreshold } from './rules/unseededTraining';
 import { testImportsOutsideEnv } from './rules/uvxImports';
@@ -90,6 +90,7 @@ export const STATIC_RULES: readonly StaticRule[] = [
   unseededTrainingThreshold,
   testImportsOutsideEnv,
   agentUserMissing,
+  harborComposeWithoutMain,
   py.fixedSleepSynchronization,
   py.unorderedListingComparison,
   py.exactDirectoryListing,

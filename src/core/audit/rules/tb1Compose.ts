@@ -37,3 +37,33 @@ export const tb1ComposeWithoutHarnessName: StaticRule = {
     };
   },
 };
+
+/**
+ * Harbor runs the agent (and, unless the verifier is separate, the tests) in the compose service named
+ * `main`; every other service is a sidecar. A compose file with services but none called `main` gives
+ * the agent no container: the trial fails before the agent starts.
+ */
+export const harborComposeWithoutMain: StaticRule = {
+  id: 'harbor-compose-without-main', class: 'invalidity', severity: 'warning',
+  title: 'A Harbor compose file has no `main` service for the agent',
+  *check(ctx) {
+    if (ctx.task.format !== 'harbor') return;
+    const file = ctx.task.environment.composeFile;
+    const text = ctx.text(file);
+    // Only the name Harbor reads: a `docker-compose.yml` beside a Dockerfile is often the agent's
+    // material (a compose file to fix), not the environment.
+    if (!file?.endsWith('docker-compose.yaml') || text === undefined) return;
+    let doc: unknown;
+    try { doc = parseYaml(text); } catch { return; }
+    const services = (doc as { services?: unknown } | null)?.services;
+    if (!services || typeof services !== 'object') return;
+    const names = Object.keys(services as Record<string, unknown>);
+    if (names.length === 0 || names.includes('main')) return;
+    const m = /^services\s*:/m.exec(text);
+    const at = m ? m.index : 0;
+    yield {
+      file, range: ctx.range(file, at, at + (m ? 'services'.length : 0)),
+      message: `The compose file defines ${names.map((n) => `\`${n}\``).join(', ')} but no \`main\` service: Harbor runs the agent (and the tests) in \`main\` and treats every other service as a sidecar, so the trial has no container for the agent. Name the agent's service \`main\` (with \`image: \${MAIN_IMAGE_NAME}\` or a build of the environment).`,
+    };
+  },
+};
