@@ -38,10 +38,13 @@ export class AuditContext {
   readonly fileSet: ReadonlySet<string>;
   /** Base names of every task file (inputs the instruction or tests may name). */
   readonly baseNames: ReadonlySet<string>;
+  /** The task files the verifier gets under its tests folder, with their path there (see mountedTestFiles). */
+  readonly mountedTests: readonly { readonly file: string; readonly rel: string }[];
 
   private constructor(readonly task: Task, private readonly texts: ReadonlyMap<string, string>) {
     // What the verifier sees under /tests (a multi-step task's shared tests/ included).
-    const mounted = mountedTestFiles(task).map((m) => m.file);
+    this.mountedTests = mountedTestFiles(task);
+    const mounted = this.mountedTests.map((m) => m.file);
     const scripts = new Set<string>();
     if (task.files.includes(task.verifier.entry)) scripts.add(task.verifier.entry);
     for (const f of mounted) if (f.endsWith('.sh')) scripts.add(f);

@@ -103,10 +103,10 @@ export async function loadHarbor(id: string, files: TaskFiles, fileList: readonl
   const composeFile = ['environment/docker-compose.yaml', 'environment/docker-compose.yml'].find(has);
   if (!dockerfile && !composeFile && !dockerImage) {
     // Said where the reader looks: at a file standing where the folder should be, or a Dockerfile in the wrong place.
-    const misplaced = ['environment', 'Dockerfile', 'docker-compose.yaml', 'docker-compose.yml'].find(has);
-    const why = misplaced === 'environment' ? 'environment is a file, not a folder, so there is nothing to build'
-      : misplaced ? `${misplaced} is at the task root, but Harbor builds environment/${misplaced}` : undefined;
-    if (misplaced && why) problems.add('missing-environment', misplaced, undefined, `no environment: ${why} (expected environment/Dockerfile, environment/docker-compose.yaml or [environment] docker_image)`);
+    const astray = ['environment', 'Dockerfile', 'docker-compose.yaml', 'docker-compose.yml'].find(has);
+    const why = astray === 'environment' ? 'environment is a file, not a folder, so there is nothing to build'
+      : astray ? `${astray} is at the task root, but Harbor builds environment/${astray}` : undefined;
+    if (astray && why) problems.add('missing-environment', astray, undefined, `no environment: ${why} (expected environment/Dockerfile, environment/docker-compose.yaml or [environment] docker_image)`);
     else problems.add('missing-environment', CONFIG, tableRange(env),
       'no environment: expected environment/Dockerfile, environment/docker-compose.yaml or [environment] docker_image');
   }

@@ -1,6 +1,18 @@
-import { parse as parseYaml } from 'yaml';
+import { parseYamlShared } from '../../parse/yamlShared';
+import type { AuditContext } from '../context';
 import type { StaticRule } from '../rule';
 import { escapeRegExp } from '../../parse/regex';
+
+/** The task's compose file, its text and its `services` map; undefined when there is none or it does not parse. */
+function composeServices(ctx: AuditContext): { file: string; text: string; services: Record<string, unknown> } | undefined {
+  const file = ctx.task.environment.composeFile;
+  const text = ctx.text(file);
+  if (!file || text === undefined) return undefined;
+  let doc: unknown;
+  try { doc = parseYamlShared(text); } catch { return undefined; }
+  const services = (doc as { services?: unknown } | null)?.services;
+  return services && typeof services === 'object' ? { file, text, services: services as Record<string, unknown> } : undefined;
+}
 
 /**
  * Terminal-Bench 1 starts the compose project and then looks the agent's container up by the name it
@@ -14,14 +26,10 @@ export const tb1ComposeWithoutHarnessName: StaticRule = {
   title: 'A Terminal-Bench 1 compose file gives no service the container name the harness looks for',
   *check(ctx) {
     if (ctx.task.format !== 'tb1') return;
-    const file = ctx.task.environment.composeFile;
-    const text = ctx.text(file);
-    if (!file || text === undefined) return;
-    let doc: unknown;
-    try { doc = parseYaml(text); } catch { return; }
-    const services = (doc as { services?: unknown } | null)?.services;
-    if (!services || typeof services !== 'object') return;
-    const entries = Object.entries(services as Record<string, unknown>);
+    const compose = composeServices(ctx);
+    if (!compose) return;
+    const { file, text } = compose;
+    const entries = Object.entries(compose.services);
     if (entries.length === 0) return;
     const named = entries.some(([, svc]) => {
       const cn = (svc as { container_name?: unknown } | null)?.container_name;
@@ -48,16 +56,12 @@ export const harborComposeWithoutMain: StaticRule = {
   title: 'A Harbor compose file has no `main` service for the agent',
   *check(ctx) {
     if (ctx.task.format !== 'harbor') return;
-    const file = ctx.task.environment.composeFile;
-    const text = ctx.text(file);
+    const compose = composeServices(ctx);
     // Only the name Harbor reads: a `docker-compose.yml` beside a Dockerfile is often the agent's
     // material (a compose file to fix), not the environment.
-    if (!file?.endsWith('docker-compose.yaml') || text === undefined) return;
-    let doc: unknown;
-    try { doc = parseYaml(text); } catch { return; }
-    const services = (doc as { services?: unknown } | null)?.services;
-    if (!services || typeof services !== 'object') return;
-    const names = Object.keys(services as Record<string, unknown>);
+    if (!compose?.file.endsWith('docker-compose.yaml')) return;
+    const { file, text } = compose;
+    const names = Object.keys(compose.services);
     if (names.length === 0 || names.includes('main')) return;
     const m = /^services\s*:/m.exec(text);
     const at = m ? m.index : 0;

@@ -8,8 +8,8 @@
 import { childByField, descendants, findAncestor, type SyntaxNode, type SyntaxTree } from '../../parse/syntax';
 import { text } from '../../parse/python';
 import { PYTHON_STDLIB } from '../../parse/pythonStdlib';
-import { mountedTestFiles } from '../../model/task';
 import { effectiveWords } from '../../parse/shell';
+import type { AuditContext } from '../context';
 import type { StaticRule } from '../rule';
 import { installOf, isPytestCommand } from './commands';
 import { pytestRange, scripts } from './verifierShared';
@@ -57,17 +57,25 @@ function importsOf(tree: SyntaxTree): { module: string; node: SyntaxNode }[] {
   return out;
 }
 
+/**
+ * Module names that are the task's own, not packages uv would install: the tests' helpers, anything the
+ * task ships (reached through a sys.path entry), and files the instruction or the solution names.
+ */
+function localModules(ctx: AuditContext): Set<string> {
+  const local = new Set(ctx.mountedTests.flatMap((m) => [m.rel.replace(/\.py$/, '').split('/')[0] ?? '', m.rel.split('/')[0] ?? '']));
+  for (const f of ctx.task.files) for (const part of f.replace(/\.py$/, '').split('/')) local.add(part);
+  const prose = `${ctx.instruction()}\n${ctx.text(ctx.task.solution.file) ?? ''}`;
+  for (const m of prose.matchAll(/([A-Za-z_]\w*)(?:\.py\b|\/__init__\.py|\/)/g)) local.add(m[1] ?? '');
+  return local;
+}
+
 export const testImportsOutsideEnv: StaticRule = {
   id: 'test-imports-outside-env', class: 'invalidity', severity: 'warning',
   title: '`uvx pytest` runs tests that import packages its fresh environment does not have',
   *check(ctx) {
-    const mounted = mountedTestFiles(ctx.task);
-    const local = new Set(mounted.flatMap((m) => [m.rel.replace(/\.py$/, '').split('/')[0] ?? '', m.rel.split('/')[0] ?? '']));
-    // The project's own modules (shipped in the task, or named by the instruction or the solution as a
-    // file to write), reached through a sys.path entry: not packages uv would have to install.
-    for (const f of ctx.task.files) for (const part of f.replace(/\.py$/, '').split('/')) local.add(part);
-    const prose = `${ctx.instruction()}\n${ctx.text(ctx.task.solution.file) ?? ''}`;
-    for (const m of prose.matchAll(/([A-Za-z_]\w*)(?:\.py\b|\/__init__\.py|\/)/g)) local.add(m[1] ?? '');
+    const mounted = ctx.mountedTests;
+    // Made on first use: most tasks have no `uvx pytest` line at all.
+    let local: Set<string> | undefined;
     for (const { file, script } of scripts(ctx)) {
       for (const cmd of script.commands) {
         const w = effectiveWords(cmd);
@@ -87,6 +95,7 @@ export const testImportsOutsideEnv: StaticRule = {
           const p = (t.split('::')[0] ?? '').replace(/^\/tests\/?/, '');
           return p === '' ? /(^|\/)(test_[^/]*|[^/]*_test|conftest)\.py$/.test(m.rel) : m.rel === p || m.rel === 'conftest.py';
         }));
+        local ??= localModules(ctx);
         const missing = new Map<string, { file: string; node: SyntaxNode; tree: SyntaxTree }>();
         for (const f of files) {
           const tree = ctx.python(f.file);

@@ -1,6 +1,5 @@
 /** How the verifier turns test results into reward: masked exit codes and pipelines, unconditional or missing rewards. */
 import type { Fix } from '../../model/finding';
-import { mountedTestFiles } from '../../model/task';
 import { optionsAt, type ShellCommand, type ShellScript } from '../../parse/shell';
 import type { AuditContext } from '../context';
 import type { StaticRule } from '../rule';
@@ -121,6 +120,7 @@ export const rewardNotWrittenOnFailure: StaticRule = {
       // written before it or a trap writes one on exit. When the test run is reported already, the one
       // fix (a fallback 0 first, or a trap) covers the installs too, so they are not repeated.
       if (reported || script.commands.some((c) => c.name === 'trap' && /EXIT|ERR/.test(c.args.map((a) => a.value).join(' ')))) continue;
+      // Ends the script under `set -e` when it fails, with no reward written before it and one after it.
       const unguarded = (c: ShellCommand): boolean => !c.guarded && !c.orTrue && !c.conditional && !c.inSubstitution && !c.inFunction && optionsAt(script, c.start).errexit
         && !rewards.some((r) => r.end <= c.start) && rewards.some((r) => r.start > c.end);
       // The agent's own program, run before the tests (`python3 /app/solve.py > out.txt`): when the
@@ -134,9 +134,7 @@ export const rewardNotWrittenOnFailure: StaticRule = {
         };
         continue;
       }
-      const install = script.commands.find((c) => (installOf(c) !== undefined || isPlaywrightInstall(c.name, c.args.map((a) => a.value)))
-        && !c.guarded && !c.orTrue && !c.conditional && !c.inSubstitution && !c.inFunction && optionsAt(script, c.start).errexit
-        && !rewards.some((r) => r.end <= c.start) && rewards.some((r) => r.start > c.end));
+      const install = script.commands.find((c) => (installOf(c) !== undefined || isPlaywrightInstall(c.name, c.args.map((a) => a.value))) && unguarded(c));
       if (install) {
         yield {
           file, range: cmdRange(ctx, file, install),
@@ -210,7 +208,7 @@ const PY_REWARD_WRITE = /\b(?:Path\(\s*(['"])([^'"\n]*\breward\.(?:txt|json))\1\
  */
 function* pythonRewardWrites(ctx: AuditContext): Generator<{ file: string; start: number; end: number; target: string }> {
   const files = [...ctx.verifierScripts, ...ctx.testPython];
-  const mounted = new Set(mountedTestFiles(ctx.task).map((m) => m.file));
+  const mounted = new Set(ctx.mountedTests.map((m) => m.file));
   if (ctx.textFiles().some((f) => (f === ctx.task.verifier.entry || mounted.has(f)) && (ctx.text(f) ?? '').includes('/logs/verifier'))) return;
   for (const file of files) {
     const t = ctx.text(file) ?? '';
@@ -259,7 +257,7 @@ export const noRewardWritten: StaticRule = {
     if (ctx.text(entry) === undefined) return;
     const tests = ctx.task.verifier.testsDir || 'tests';
     // Every file the verifier gets under /tests counts: a multi-step task's shared tests/ helpers too.
-    const mounted = new Set(mountedTestFiles(ctx.task).map((m) => m.file));
+    const mounted = new Set(ctx.mountedTests.map((m) => m.file));
     const any = ctx.textFiles().some((f) => (f === entry || mounted.has(f)) && /reward/i.test(ctx.text(f) ?? ''));
     if (any) return;
     // Anchored where a reader points: the test run whose verdict nothing turns into a reward (the
