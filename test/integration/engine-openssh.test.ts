@@ -12,6 +12,7 @@ import { LABEL_RUN } from '../../src/core/sandbox/runtime';
 import { loadTask } from '../../src/core/loader/index';
 import { CLI, FIRST, imageId, ofRun, SECOND, startSecond } from '../support/dockerEngines';
 import { keygen, startOpensshRig, type OpensshRig } from '../support/opensshRig';
+import { pingError, sshHome } from '../support/sshClient';
 import { harborTask } from '../support/taskFolders';
 
 /**
@@ -23,19 +24,9 @@ let work: string;
 let keyFile: string;
 let rig: OpensshRig;
 
-/** A HOME whose ~/.ssh holds known_hosts `lines` and, when given, a `config`. */
+/** A HOME under the test's folder (see sshHome). */
 function homeWith(name: string, lines: readonly string[], config?: string): string {
-  const h = path.join(work, name);
-  fs.mkdirSync(path.join(h, '.ssh'), { recursive: true });
-  fs.writeFileSync(path.join(h, '.ssh', 'known_hosts'), lines.map((l) => `${l}\n`).join(''));
-  if (config !== undefined) fs.writeFileSync(path.join(h, '.ssh', 'config'), config);
-  return h;
-}
-
-async function pingError(address: string, env: NodeJS.ProcessEnv): Promise<string> {
-  const err = await runtimeFor(parseEngineAddress(address, env)).ping().then(() => undefined, (e: unknown) => e);
-  assert.ok(err instanceof Error, `${address} answered`);
-  return err.message;
+  return sshHome(work, name, lines, config);
 }
 
 /** Images labelled with the run on an engine (`run` labels none; nothing of it may stay). */

@@ -12,6 +12,7 @@ import { parseEngineAddress } from '../../src/core/sandbox/engines';
 import { ImageCache } from '../../src/core/sandbox/image';
 import { loadTask } from '../../src/core/loader/index';
 import { CLI, FIRST, imageId, makeCerts, ofRun, SECOND, startSecond, STATE, tlsFront } from '../support/dockerEngines';
+import { pingError, sshHome } from '../support/sshClient';
 import { sshKeyPair, startSshRig, type SshRig } from '../support/sshRig';
 import { harborTask } from '../support/taskFolders';
 
@@ -28,20 +29,9 @@ let rig: SshRig;
 let e1: DockerodeRuntime;
 let e2: DockerodeRuntime;
 
-/** A HOME whose ~/.ssh/known_hosts holds `lines` (the login's known_hosts is read from HOME, as ssh does). */
+/** A HOME under the test's folder whose ~/.ssh/known_hosts holds `lines` (see sshHome). */
 function homeWith(name: string, lines: readonly string[]): string {
-  const h = path.join(work, name);
-  fs.mkdirSync(path.join(h, '.ssh'), { recursive: true });
-  fs.writeFileSync(path.join(h, '.ssh', 'known_hosts'), lines.map((l) => `${l}\n`).join(''));
-  return h;
-}
-
-/** Pings the engine at `address` with `env`; resolves to the error message (the ping must fail). */
-async function pingError(address: string, env: NodeJS.ProcessEnv): Promise<string> {
-  const rt = runtimeFor(parseEngineAddress(address, env));
-  const err = await rt.ping().then(() => undefined, (e: unknown) => e);
-  assert.ok(err instanceof Error, `${address} answered`);
-  return err.message;
+  return sshHome(work, name, lines);
 }
 
 /** A port on 127.0.0.1 with nothing listening (a host whose sshd is down). */
