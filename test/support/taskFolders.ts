@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 
 /** Writes a small Harbor task (debian:bookworm-slim, a bash verifier) with `files` on top; returns its folder. */
@@ -31,6 +32,16 @@ export function tb1Task(dir: string, files: Readonly<Record<string, string>> = {
     const abs = path.join(dir, rel);
     fs.mkdirSync(path.dirname(abs), { recursive: true });
     fs.writeFileSync(abs, text, { mode: rel.endsWith('.sh') ? 0o755 : 0o644 });
+  }
+  return dir;
+}
+
+/** A new temporary folder holding `files` (relative path → text); the caller removes it. */
+export function tempTree(files: Readonly<Record<string, string>>, prefix = 'tw-tree-'): string {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+  for (const [rel, text] of Object.entries(files)) {
+    fs.mkdirSync(path.dirname(path.join(dir, rel)), { recursive: true });
+    fs.writeFileSync(path.join(dir, rel), text);
   }
   return dir;
 }

@@ -6,11 +6,10 @@
  */
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { describe, it } from 'node:test';
 import { loadTask } from '../../src/core/loader/index';
 import { findingsOf as found, type PatternCase as Case } from './audit-helpers';
+import { tempTree } from '../support/taskFolders';
 
 /** An API the agent must call, and tests of the file it writes. */
 const API_TEST = (third: string): string => `import json\nfrom pathlib import Path\n\nITEMS = Path("/app/items.json")\n\n\ndef test_items_file_is_valid_json():\n    items = json.loads(ITEMS.read_text())\n    assert isinstance(items, list)\n\n\ndef test_harbor_item_present():\n${third}`;
@@ -107,12 +106,8 @@ void describe('audit recall (blind4 misses): images that follow latest', () => {
 void describe('loader problems said where the reader looks (blind4)', () => {
   const toml = 'version = "1.0"\n\n[verifier]\ntimeout_sec = 120.0\n';
   const where = async (files: Record<string, string>, rule: string): Promise<string[]> => {
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tw-where-'));
+    const dir = tempTree({ 'task.toml': toml, 'instruction.md': 'Say hello.\n', ...files }, 'tw-where-');
     try {
-      for (const [rel, text] of Object.entries({ 'task.toml': toml, 'instruction.md': 'Say hello.\n', ...files })) {
-        fs.mkdirSync(path.dirname(path.join(dir, rel)), { recursive: true });
-        fs.writeFileSync(path.join(dir, rel), text);
-      }
       return (await loadTask(dir)).problems.filter((p) => p.rule === rule).map((p) => `${p.file ?? '-'} ${p.message.split(': ').slice(1).join(': ')}`);
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });
@@ -131,12 +126,8 @@ void describe('loader problems said where the reader looks (blind4)', () => {
   });
   void it('a task nested inside environment/ (blind5): each missing part on the copy found deeper, the least deep one', async () => {
     const nested = { 'environment/Dockerfile': 'FROM debian:bookworm-slim\n', 'environment/instruction.md': 'Say hello.\n', 'environment/tests/tests/test.sh': '#!/bin/bash\n', 'environment/tests/solution/solution/solve.sh': '#!/bin/bash\n', 'environment/vendor/lib/x/tests/test.sh': '#!/bin/bash\n' };
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tw-nested-'));
+    const dir = tempTree({ 'task.toml': toml, ...nested }, 'tw-nested-');
     try {
-      for (const [rel, text] of Object.entries({ 'task.toml': toml, ...nested })) {
-        fs.mkdirSync(path.dirname(path.join(dir, rel)), { recursive: true });
-        fs.writeFileSync(path.join(dir, rel), text);
-      }
       const problems = (await loadTask(dir)).problems.filter((p) => /^missing-(instruction|test-entry|solution)$/.test(p.rule)).map((p) => `${p.rule} ${p.file ?? '-'}`).sort();
       assert.deepEqual(problems, ['missing-instruction environment/instruction.md', 'missing-solution environment/tests/solution/solution/solve.sh', 'missing-test-entry environment/tests/tests/test.sh']);
     } finally {

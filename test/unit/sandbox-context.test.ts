@@ -1,21 +1,14 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import { dockerignoreMatcher, readBuildContext } from '../../src/core/sandbox/buildContext';
 import { packTar } from '../../src/core/sandbox/tar';
 import { solutionYamlScript } from '../../src/core/agents/oracle';
 import { createAgent } from '../../src/core/agents/factory';
+import { tempTree } from '../support/taskFolders';
 
-function tree(files: Record<string, string>): string {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tw-ctx-'));
-  for (const [rel, text] of Object.entries(files)) {
-    fs.mkdirSync(path.dirname(path.join(dir, rel)), { recursive: true });
-    fs.writeFileSync(path.join(dir, rel), text);
-  }
-  return dir;
-}
+const tree = (files: Record<string, string>): string => tempTree(files, 'tw-ctx-');
 
 void describe('build context hash', () => {
   void it('is stable for identical content and changes with any file', () => {

@@ -1,25 +1,18 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import { loadTask } from '../../src/core/loader/index';
 import { mountedTestFiles, testsLayers } from '../../src/core/model/task';
 import { testsEntries } from '../../src/core/sandbox/testsArchive';
+import { tempTree } from '../support/taskFolders';
 
 /**
  * Harbor's multi-step layering of the verifier's files: the task-level tests/ is uploaded to /tests
  * for every step, then the step's own tests/ over it (same names override). The loader, the audit's
  * view of /tests and the archive the sandbox sends must all agree on it.
  */
-function task(files: Record<string, string>): string {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tw-layers-'));
-  for (const [rel, text] of Object.entries(files)) {
-    fs.mkdirSync(path.dirname(path.join(dir, rel)), { recursive: true });
-    fs.writeFileSync(path.join(dir, rel), text);
-  }
-  return dir;
-}
+const task = (files: Record<string, string>): string => tempTree(files, 'tw-layers-');
 
 const TOML = 'version = "1.1"\n[verifier]\ntimeout_sec = 30.0\n[[steps]]\nname = "one"\n[[steps]]\nname = "two"\n';
 const BASE = {
