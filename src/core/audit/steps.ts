@@ -7,7 +7,7 @@ import type { Task, TaskVerifier } from '../model/task';
  */
 export function auditViews(task: Task): Task[] {
   const steps = task.steps;
-  if (!steps || steps.length < 2) return [task];
+  if (!steps || steps.length < 2) return [readInPlace(task)];
   const strategy = task.multiStepRewardStrategy;
   const views: Task[] = [];
   steps.forEach((st, index) => {
@@ -33,4 +33,24 @@ export function auditViews(task: Task): Task[] {
 function withoutShared(v: TaskVerifier): TaskVerifier {
   const { sharedTestsDir: _shared, ...rest } = v;
   return rest;
+}
+
+/**
+ * A verifier script or solution the loader found where the harness does not look (its missing-*
+ * finding points there) is audited where it stands: the maintainer's fix is to move it, and its own
+ * defects (an unguarded test run under `set -e`, pytest open to a planted conftest) move with it.
+ * A misplaced script's folder stands in for tests/ unless it is the task root. Sandbox runs never
+ * see this view.
+ */
+function readInPlace(task: Task): Task {
+  const v = task.verifier;
+  const entry = v.misplacedEntry !== undefined && !task.files.includes(v.entry) ? v.misplacedEntry : undefined;
+  const solution = task.solution.file === undefined ? task.solution.misplacedFile : undefined;
+  if (entry === undefined && solution === undefined) return task;
+  const dir = entry?.includes('/') ? entry.slice(0, entry.lastIndexOf('/')) : undefined;
+  return {
+    ...task,
+    ...(entry !== undefined ? { verifier: { ...withoutShared(v), entry, ...(dir !== undefined ? { testsDir: dir } : {}) } } : {}),
+    ...(solution !== undefined ? { solution: { ...task.solution, file: solution } } : {}),
+  };
 }

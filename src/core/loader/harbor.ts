@@ -100,12 +100,14 @@ export async function loadHarbor(id: string, files: TaskFiles, fileList: readonl
   const workdir = reader.string(`${env}.workdir`);
   const networkMode = networkModeOf(reader, env);
   const dockerfile = ['environment/Dockerfile'].find(has);
-  const composeFile = ['environment/docker-compose.yaml', 'environment/docker-compose.yml'].find(has);
+  // Harbor reads environment/docker-compose.yaml only: a `.yml` beside it is not the environment.
+  const composeFile = ['environment/docker-compose.yaml'].find(has);
   if (!dockerfile && !composeFile && !dockerImage) {
     // Said where the reader looks: at a file standing where the folder should be, or a Dockerfile in the wrong place.
-    const astray = ['environment', 'Dockerfile', 'docker-compose.yaml', 'docker-compose.yml'].find(has);
+    const astray = ['environment', 'Dockerfile', 'docker-compose.yaml', 'docker-compose.yml', 'environment/docker-compose.yml'].find(has);
     const why = astray === 'environment' ? 'environment is a file, not a folder, so there is nothing to build'
-      : astray ? `${astray} is at the task root, but Harbor builds environment/${astray}` : undefined;
+      : astray === 'environment/docker-compose.yml' ? 'Harbor reads environment/docker-compose.yaml, not .yml'
+        : astray ? `${astray} is at the task root, but Harbor builds environment/${astray}` : undefined;
     if (astray && why) problems.add('missing-environment', astray, undefined, `no environment: ${why} (expected environment/Dockerfile, environment/docker-compose.yaml or [environment] docker_image)`);
     else problems.add('missing-environment', CONFIG, tableRange(env),
       'no environment: expected environment/Dockerfile, environment/docker-compose.yaml or [environment] docker_image');
@@ -119,11 +121,13 @@ export async function loadHarbor(id: string, files: TaskFiles, fileList: readonl
   const verifierUser = reader.stringOrInt('verifier.user');
   const verifierNetwork = networkModeOf(reader, 'verifier');
   const separate = reader.string('verifier.environment_mode') === 'separate';
+  let misplacedEntry: string | undefined;
   if (!has(testEntry)) {
     const expected = `no ${stepDir ? `${stepDir}${testScript} or ${testScript}` : testScript}: the verifier has no entry script to run`;
     // A verifier script under a near name (test/, environment/tests/): the finding goes on it.
     const name = testScript.slice('tests/'.length);
     const near = [`test/${name}`, `environment/tests/${name}`, `environment/${testScript}`, name].find(has) ?? (stepDir ? undefined : misplaced(fileList, testScript));
+    misplacedEntry = near;
     if (near) problems.add('missing-test-entry', near, undefined, `${expected}; this ${name} is not it: Harbor runs ${testScript} from the task folder${near.startsWith('environment/') ? ', and a copy in environment/ is built into the agent\'s image' : ''}`);
     else problems.add('missing-test-entry', CONFIG, tableRange('verifier'), expected);
   }
@@ -136,9 +140,11 @@ export async function loadHarbor(id: string, files: TaskFiles, fileList: readonl
   // A step without its own solution falls back to the task-level one, as the tests do.
   const solveFile = stepDir && !has(`${stepDir}${solveName}`) && has(solveName) ? solveName : `${stepDir}${solveName}`;
   reader.stringMap('solution.env');
+  let misplacedSolution: string | undefined;
   if (!has(solveFile)) {
     const expected = `no reference solution (${solveFile}): the task runs without one, but the oracle cannot prove it solvable`;
     const astray = stepDir ? undefined : misplaced(fileList, solveName) ?? ['solve.sh', 'solution.sh'].find(has);
+    misplacedSolution = astray;
     if (astray) problems.add('missing-solution', astray, undefined, `${expected}; this ${astray.split('/').pop()} is not it: Harbor runs ${solveName} from the task folder`);
     else problems.add('missing-solution', CONFIG, tableRange('solution'), expected);
   }
@@ -184,12 +190,13 @@ export async function loadHarbor(id: string, files: TaskFiles, fileList: readonl
       ...(verifierUser !== undefined ? { user: verifierUser } : {}),
       ...(verifierNetwork !== undefined ? { networkMode: verifierNetwork } : {}),
       ...(separate ? { separate } : {}),
+      ...(misplacedEntry !== undefined ? { misplacedEntry } : {}),
     },
     agent: {
       ...(agentUser !== undefined ? { user: agentUser } : {}),
       ...(agentNetwork !== undefined ? { networkMode: agentNetwork } : {}),
     },
-    solution: { ...(has(solveFile) ? { file: solveFile } : {}), kind: 'script' },
+    solution: { ...(has(solveFile) ? { file: solveFile } : {}), kind: 'script', ...(misplacedSolution !== undefined ? { misplacedFile: misplacedSolution } : {}) },
     ...(schemaVersion !== undefined ? { schemaVersion } : {}),
     fields,
     files: fileList,

@@ -68,6 +68,12 @@ export interface TaskVerifier {
    * own (built from tests/), which receives only the declared artifacts, not the agent's filesystem.
    */
   readonly separate?: boolean;
+  /**
+   * The verifier script found where the harness does not look (`environment/tests/test.sh`,
+   * `tests/tests/test.sh`), when `entry` is missing: the missing-test-entry finding points at it, and
+   * the audit reads it (and its folder) in place so its own defects show before the move. Nothing runs it.
+   */
+  readonly misplacedEntry?: string;
 }
 
 export interface TaskAgentConfig {
@@ -83,6 +89,8 @@ export interface TaskSolution {
   /** `solution.sh` / `solution.yaml` (TB1) or `solution/solve.sh` (Harbor); absent when none exists. */
   readonly file?: string;
   readonly kind: SolutionKind;
+  /** As {@link TaskVerifier.misplacedEntry}: a reference solution where the harness does not look, read by the audit only. */
+  readonly misplacedFile?: string;
   /** For TB1 `solution.yaml`: the commands in order. */
   readonly commands?: readonly SolutionCommand[];
 }

@@ -161,7 +161,6 @@ export function downloadOf(cmd: ShellCommand): { kind: 'fetch' | 'clone'; url: s
   return undefined;
 }
 
-/** Runs pytest (directly, via `python -m pytest`, `uv run`, `uvx`). */
 /** Interpreter options that take a value (`python3 -W error -X dev -m pytest`). */
 const PYTHON_VALUE_OPTIONS = new Set(['-W', '-X', '-Q', '--check-hash-based-pycs']);
 
@@ -180,6 +179,7 @@ export function pythonModule(w: readonly string[]): string | undefined {
   return undefined;
 }
 
+/** Runs pytest (directly, via `python -m pytest`, `uv run`, `uvx`). */
 export function isPytestCommand(cmd: ShellCommand): boolean {
   const w = effectiveWords(cmd);
   // `pytest --version`, `pytest --help`, `--collect-only`: probes that run no test.
@@ -198,11 +198,39 @@ export function isPytestCommand(cmd: ShellCommand): boolean {
   return false;
 }
 
-/** A command whose status is the verdict: pytest, or a Python/shell test program under the tests folder. */
+const firstOperand = (a: readonly string[]): string => a.find((x) => !x.startsWith('-')) ?? '';
+const scriptRunsTests = (a: readonly string[]): boolean => /^(test|t)$/.test(a[0] ?? '') || (a[0] === 'run' && /^test(:[\w:-]+)?$/.test(a[1] ?? ''));
+/**
+ * The test runners of other ecosystems, by program name (a path's last part: `./gradlew`): whether
+ * these arguments run tests. Their exit status is the verdict as pytest's is.
+ */
+const TEST_RUNNERS: Readonly<Record<string, (args: readonly string[]) => boolean>> = {
+  cargo: (a) => a[0] === 'test' || (a[0] === 'nextest' && a[1] === 'run'),
+  go: (a) => a[0] === 'test',
+  dotnet: (a) => a[0] === 'test',
+  deno: (a) => a[0] === 'test',
+  swift: (a) => a[0] === 'test',
+  npm: scriptRunsTests, yarn: scriptRunsTests, pnpm: scriptRunsTests, bun: scriptRunsTests,
+  npx: (a) => /^(jest|vitest|mocha|ava|tap)$/.test(firstOperand(a)) || (firstOperand(a) === 'playwright' && a.includes('test')),
+  jest: () => true, vitest: () => true, mocha: () => true, bats: () => true, ctest: () => true,
+  rspec: () => true, phpunit: () => true, prove: () => true,
+  bundle: (a) => a[0] === 'exec' && a[1] === 'rspec',
+  make: (a) => a.some((x) => /^(test|check)$/.test(x)),
+  mvn: (a) => a.some((x) => x === 'test' || x === 'verify'), mvnw: (a) => a.some((x) => x === 'test' || x === 'verify'),
+  gradle: (a) => a.some((x) => /^(test|check)$/.test(x)), gradlew: (a) => a.some((x) => /^(test|check)$/.test(x)),
+};
+
+/**
+ * A command whose status is the verdict: pytest, another ecosystem's test runner (`cargo test`,
+ * `npm test`, `go test`), or a Python/shell test program under the tests folder.
+ */
 export function isTestCommand(cmd: ShellCommand): boolean {
   if (isPytestCommand(cmd)) return true;
   const w = effectiveWords(cmd);
   const n = w[0] ?? '';
+  const base = n.slice(n.lastIndexOf('/') + 1);
+  const runner = Object.hasOwn(TEST_RUNNERS, base) ? TEST_RUNNERS[base] : undefined;
+  if (runner) return runner(w.slice(1)) && !w.some((x) => /^(--version|-V|--help|-h)$/.test(x));
   if (/^(python(3(\.\d+)?)?|bash|sh|node)$/.test(n)) {
     // `python3 -c CODE`, `bash -c CODE`, `node -e CODE`: inline code, a test run only when it runs one.
     const inline = w.findIndex((x) => x === '-c' || x === '-e');
