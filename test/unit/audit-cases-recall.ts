@@ -87,8 +87,10 @@ export const RECALL_CASES: readonly RuleCase[] = [
   },
   {
     rule: 'harbor-compose-without-main', base: 'clean-harbor',
-    bad: { 'environment/docker-compose.yaml': 'services:\n  gateway:\n    build: .\n  ledger:\n    image: postgres:16\n' },
-    good: { 'environment/docker-compose.yaml': 'services:\n  main:\n    build: .\n  ledger:\n    image: postgres:16\n' },
+    // No environment/Dockerfile for Harbor's own main, and no main here: nothing runs the agent.
+    bad: { 'environment/Dockerfile': null, 'environment/gateway/Dockerfile': 'FROM python:3.12-slim-bookworm\n', 'environment/docker-compose.yaml': 'services:\n  gateway:\n    build: ./gateway\n  ledger:\n    image: postgres:16\n' },
+    // Sidecars over Harbor's main (built from environment/Dockerfile): the documented overlay.
+    good: { 'environment/docker-compose.yaml': 'services:\n  ledger:\n    image: postgres:16\n' },
   },
   {
     rule: 'verifier-image-local-base', base: 'clean-harbor',

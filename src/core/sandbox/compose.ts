@@ -65,12 +65,18 @@ function asRecord(v: unknown): Record<string, unknown> | undefined {
   return v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined;
 }
 
-export function readComposeMain(file: string, vars: Readonly<Record<string, string>>): ComposeMain {
+/**
+ * The main service of a compose file. Harbor layers the task's file over its own, whose `main` is
+ * built from environment/Dockerfile: there the main service is `main` alone, and a file without one
+ * only adds sidecars (returned with no build or image, its services as `otherServices`). TB1 runs the
+ * file as is: `client`, else `main`, else its only service.
+ */
+export function readComposeMain(file: string, vars: Readonly<Record<string, string>>, format: Task['format'] = 'tb1'): ComposeMain {
   const doc = asRecord(parseYamlShared(fs.readFileSync(file, 'utf8')));
   const services = asRecord(doc?.services);
   if (!services || Object.keys(services).length === 0) throw new Error(`${file}: no services`);
   const names = Object.keys(services);
-  const name = ['client', 'main'].find((n) => n in services) ?? (names.length === 1 ? names[0] : undefined);
+  const name = format === 'harbor' ? 'main' : ['client', 'main'].find((n) => n in services) ?? (names.length === 1 ? names[0] : undefined);
   if (!name) throw new Error(`${file}: no main service (expected 'client' or 'main', found ${names.join(', ')})`);
   const svc = asRecord(services[name]) ?? {};
   const dir = path.dirname(file);

@@ -91,7 +91,7 @@ export class ImageCache {
       const vars = composeVars(task, imageRepo(task.id), `tw_${task.id}`);
       let main;
       try {
-        main = readComposeMain(taskFile(task, env.composeFile), vars);
+        main = readComposeMain(taskFile(task, env.composeFile), vars, task.format);
       } catch (e) {
         throw new InfraError('build-failed', `${task.id}: ${env.composeFile}: ${e instanceof Error ? e.message : String(e)}`, false);
       }

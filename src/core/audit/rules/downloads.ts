@@ -128,6 +128,10 @@ export const downloadWithoutFail: StaticRule = {
       for (const cmd of s.script.commands) {
         const use = curlUse(cmd, s.script.tree.text);
         if (!use || use.failsOnHttpError || use.checksStatus || (!use.savedTo && !use.piped)) continue;
+        // `if curl …; then … else … fi`: the script branches on the fetch itself (a reachability probe),
+        // so what it saves is handled by the branch, not taken for the artifact.
+        const before = s.script.tree.text.slice(s.script.tree.text.lastIndexOf('\n', cmd.start - 1) + 1, cmd.start);
+        if (cmd.guarded && /\b(if|elif|while|until)\s+(!\s*)?$/.test(before)) continue;
         if (use.savedTo && verifiesDownload(s.script, cmd.start)) continue;
         const where = s.file === sol?.file ? 'the reference solution carries on' : 'the image builds';
         // An error page fed to a parser (tar, sh, git apply) stops the run there: the failure is loud,

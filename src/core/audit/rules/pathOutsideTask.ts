@@ -48,7 +48,7 @@ function* check(ctx: AuditContext): Iterable<Report> {
     const abs = path.resolve(task.dir, task.environment.composeFile);
     let build: { context: string; dockerfile: string } | undefined;
     try {
-      build = readComposeMain(abs, composeVars(task, 'main', 'main')).build;
+      build = readComposeMain(abs, composeVars(task, 'main', 'main'), task.format).build;
     } catch {
       build = undefined; // An unreadable compose file is reported by the loader and the runner.
     }

@@ -60,6 +60,10 @@ export const harborComposeWithoutMain: StaticRule = {
     // Only the name Harbor reads: a `docker-compose.yml` beside a Dockerfile is often the agent's
     // material (a compose file to fix), not the environment.
     if (!compose?.file.endsWith('docker-compose.yaml')) return;
+    // Harbor layers the task's compose file over its own, whose `main` is built from
+    // environment/Dockerfile (or is [environment] docker_image): a file of sidecars alone is the
+    // documented way to add services. Only with neither is there nothing to run the agent in.
+    if (ctx.task.environment.dockerfile !== undefined || ctx.task.environment.dockerImage !== undefined) return;
     const { file, text } = compose;
     const names = Object.keys(compose.services);
     if (names.length === 0 || names.includes('main')) return;
@@ -67,7 +71,7 @@ export const harborComposeWithoutMain: StaticRule = {
     const at = m ? m.index : 0;
     yield {
       file, range: ctx.range(file, at, at + (m ? 'services'.length : 0)),
-      message: `The compose file defines ${names.map((n) => `\`${n}\``).join(', ')} but no \`main\` service: Harbor runs the agent (and the tests) in \`main\` and treats every other service as a sidecar, so the trial has no container for the agent. Name the agent's service \`main\` (with \`image: \${MAIN_IMAGE_NAME}\` or a build of the environment).`,
+      message: `The compose file defines ${names.map((n) => `\`${n}\``).join(', ')} but no \`main\` service, and there is no environment/Dockerfile or [environment] docker_image for Harbor's own \`main\`: Harbor runs the agent (and the tests) in \`main\` and treats every other service as a sidecar, so the trial has no container for the agent. Add environment/Dockerfile, or define \`main\` here with a build of the environment.`,
     };
   },
 };
