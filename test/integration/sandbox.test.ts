@@ -129,6 +129,24 @@ void describe('sandbox trials (integration)', () => {
     assert.deepEqual(await containersOf(LABEL_RUN, s.id), []);
   });
 
+  void it('never runs the agent in a Harbor sidecar: a compose file of sidecars over environment/Dockerfile is refused as multi-container, not run in the sidecar\'s image (integration)', async () => {
+    const s = store('sidecar');
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tw-sidecar-'));
+    const task = path.join(dir, 'harbor-sidecar');
+    fs.cpSync(path.join(fixtures, 'harbor-valid'), task, { recursive: true });
+    fs.writeFileSync(path.join(task, 'environment/docker-compose.yaml'), 'services:\n  helper:\n    image: busybox:1.36\n    command: ["sleep", "3600"]\n');
+    try {
+      const runner = new TrialRunner({ runtime }, s);
+      const [r] = await runner.runJob({ task: await loadTask(task), taskPath: 'harbor-sidecar', agent: new OracleAgent(), attempt: 1 }, { concurrency: 1, retries: 0 });
+      assert.equal(r?.record.outcome, 'infra-error', JSON.stringify(r?.record));
+      assert.equal(r?.record.infra?.kind, 'other');
+      assert.match(r?.record.infra?.message ?? '', /beside 'main' \(helper\)/);
+      assert.deepEqual(await containersOf(LABEL_RUN, s.id), []);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   void it('ends an agent that overruns its timeout as agent-timeout and removes its container (integration)', async () => {
     const s = store('agent-timeout');
     const runner = new TrialRunner({ runtime }, s);
