@@ -24,6 +24,9 @@ export const BLIND5_TASK_SAMPLE = 10;
 // The sixth: twelve repositories from a seeded order of public listings by name ("harbor-task",
 // "terminal-bench"), one per new author, including a recent Harbor fork's own example tasks.
 export const BLIND6_TASK_SAMPLE = 10;
+// The seventh: twelve more, from a seeded order of the public listing of repositories named like
+// "bench-task" plus the sixth set's unused candidates, measured after the sixth set's fixes.
+export const BLIND7_TASK_SAMPLE = 10;
 
 /**
  * The corpus sets, each with its own label file (`source`, the reader's random-sample reading),
@@ -39,6 +42,7 @@ export const SETS = [
   { id: 'blind4', title: 'fourth blind held-out corpora', source: 'blind4.json', size: HELDOUT_PRECISION_SAMPLE, target: BLIND4_TASK_SAMPLE, cleanAnywhere: true, frozen: 'blind4-blind.json' },
   { id: 'blind5', title: 'fifth blind held-out corpora', source: 'blind5.json', size: HELDOUT_PRECISION_SAMPLE, target: BLIND5_TASK_SAMPLE, cleanAnywhere: true, frozen: 'blind5-blind.json' },
   { id: 'blind6', title: 'sixth blind held-out corpora', source: 'blind6.json', size: HELDOUT_PRECISION_SAMPLE, target: BLIND6_TASK_SAMPLE, cleanAnywhere: true, frozen: 'blind6-blind.json' },
+  { id: 'blind7', title: 'seventh blind held-out corpora', source: 'blind7.json', size: HELDOUT_PRECISION_SAMPLE, target: BLIND7_TASK_SAMPLE, cleanAnywhere: true, frozen: 'blind7-blind.json' },
 ];
 
 /** The set a corpora.json entry belongs to: its `set`, else `heldOut: true` (the old form) → heldout, else dev. */
