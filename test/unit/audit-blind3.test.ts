@@ -34,7 +34,7 @@ const CASES: readonly Case[] = [
   { name: 'a skip does not count when pytest\'s status is discarded and the reward is read from the score file the tests write', base: 'clean-harbor', rules: ['skip-counts-as-pass'],
     files: { 'tests/test.sh': SCORE_SH, 'tests/test_outputs.py': SCORED_TEST }, want: [] },
   { name: 'the same skip under a status-graded run is still reported', base: 'clean-harbor', rules: ['skip-counts-as-pass'],
-    files: { 'tests/test.sh': STATUS_SH, 'tests/test_outputs.py': SCORED_TEST }, want: ['skip-counts-as-pass warning 12'] },
+    files: { 'tests/test.sh': STATUS_SH, 'tests/test_outputs.py': SCORED_TEST }, want: ['skip-counts-as-pass info 12'] },
   { name: 'the scoring test ending in `assert True` is a note when the score file decides the reward', base: 'clean-harbor', rules: ['trivial-assertion'],
     files: { 'tests/test.sh': SCORE_SH, 'tests/test_outputs.py': SCORED_TEST }, want: ['trivial-assertion info 21'] },
   { name: 'the same `assert True` under a status-graded run is an error (the test can never fail)', base: 'clean-harbor', rules: ['trivial-assertion'],

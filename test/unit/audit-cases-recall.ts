@@ -93,6 +93,29 @@ export const RECALL_CASES: readonly RuleCase[] = [
     good: { 'environment/docker-compose.yaml': 'services:\n  ledger:\n    image: postgres:16\n' },
   },
   {
+    rule: 'base-image-invalid-reference', base: 'clean-harbor',
+    bad: { 'environment/Dockerfile': 'FROM python:3.12-slim-bookworm@sha256:<digest>\nRUN pip install --no-cache-dir pytest==8.3.3\nWORKDIR /app\nCOPY data/ /app/data/\n' },
+    good: { 'environment/Dockerfile': 'FROM python:3.12-slim-bookworm@sha256:0a1b2c3d4e5f60718293a4b5c6d7e8f90a1b2c3d4e5f60718293a4b5c6d7e8f9\nRUN pip install --no-cache-dir pytest==8.3.3\nWORKDIR /app\nCOPY data/ /app/data/\n' },
+  },
+  {
+    rule: 'test-path-unmounted', base: 'clean-harbor',
+    // WORKDIR /app: a relative tests/test_outputs.py is /app/tests/…, where nothing puts it.
+    bad: { 'tests/test.sh': '#!/bin/bash\nmkdir -p /logs/verifier\npytest --noconftest -rA tests/test_outputs.py\nif [ $? -eq 0 ]; then echo 1 > /logs/verifier/reward.txt; else echo 0 > /logs/verifier/reward.txt; fi\n' },
+    good: { 'tests/test.sh': '#!/bin/bash\nmkdir -p /logs/verifier\ncd /tests\npytest --noconftest -rA tests/../test_outputs.py test_outputs.py\nif [ $? -eq 0 ]; then echo 1 > /logs/verifier/reward.txt; else echo 0 > /logs/verifier/reward.txt; fi\n' },
+  },
+  {
+    rule: 'answer-in-instruction', base: 'clean-harbor',
+    bad: { 'instruction.md': 'Summarise `/app/data/orders.csv` into `/app/totals.json`: `north` is `12.5` and `south` is `7`.\n', 'tests/test_outputs.py': 'import json\n\n\ndef test_totals():\n    totals = json.load(open("/app/totals.json"))\n    assert totals["north"] == 12.5\n    assert totals["south"] == 7\n' },
+    // The same tests, with an instruction that says what to compute, not its result.
+    good: { 'instruction.md': 'Summarise `/app/data/orders.csv` into `/app/totals.json`: the total `amount` per `region`.\n', 'tests/test_outputs.py': 'import json\n\n\ndef test_totals():\n    totals = json.load(open("/app/totals.json"))\n    assert totals["north"] == 12.5\n    assert totals["south"] == 7\n' },
+  },
+  {
+    rule: 'docker-image-shadows-dockerfile', base: 'clean-harbor',
+    bad: { 'task.toml': 'version = "1.0"\n\n[verifier]\ntimeout_sec = 120.0\n\n[agent]\ntimeout_sec = 600.0\n\n[environment]\ndocker_image = "python:3.12-slim-bookworm"\n' },
+    // The task's own image, built from this Dockerfile and pushed: the intended use.
+    good: { 'task.toml': 'version = "1.0"\n\n[verifier]\ntimeout_sec = 120.0\n\n[agent]\ntimeout_sec = 600.0\n\n[environment]\ndocker_image = "ghcr.io/acme/orders-task:1.2.0"\n' },
+  },
+  {
     rule: 'verifier-image-local-base', base: 'clean-harbor',
     bad: { 'task.toml': LOCAL_BASE_TOML, 'tests/Dockerfile': VERIFIER_DOCKER('orders-env') },
     good: { 'task.toml': LOCAL_BASE_TOML, 'tests/Dockerfile': VERIFIER_DOCKER('python:3.12-slim-bookworm') },

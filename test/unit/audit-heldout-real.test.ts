@@ -22,7 +22,7 @@ const CASES: readonly Case[] = [
   // fixed-sleep-synchronization: only a wait on something just started
   { name: 'sleep right after starting a server, then a request: flagged', base: 'clean-harbor', rules: ['fixed-sleep-synchronization'],
     files: { 'tests/test_outputs.py': PYT('def test_server_answers():\n    proc = subprocess.Popen(["/app/server"])\n    time.sleep(2)\n    try:\n        assert requests.get("http://127.0.0.1:8080/health", timeout=5).status_code == 200\n    finally:\n        proc.kill()\n') },
-    want: ['fixed-sleep-synchronization warning 12'] },
+    want: ['fixed-sleep-synchronization info 12'] },
   { name: 'sleep after an acknowledged request, after exit, or for a TTL: not synchronisation', base: 'clean-harbor', rules: ['fixed-sleep-synchronization'],
     files: { 'tests/test_outputs.py': PYT([
       'def wait_for_server(port):\n    for _ in range(50):\n        try:\n            requests.get(f"http://127.0.0.1:{port}/health", timeout=1)\n            return True\n        except Exception:\n            time.sleep(0.1)\n    return False\n',
@@ -46,7 +46,7 @@ const CASES: readonly Case[] = [
         'def test_binary_runs():\n    if not os.path.exists("/app/bin/server"):\n        pytest.skip("server binary not built")\n    assert subprocess.run(["/app/bin/server", "--version"]).returncode == 0\n',
       ].join('\n')),
     },
-    want: ['skip-counts-as-pass warning 30'] },
+    want: ['skip-counts-as-pass info 30'] },
   // output-already-in-image: the create verb must govern the path
   { name: 'a provided script the instruction tells the agent to run is not an output', base: 'clean-harbor', rules: ['output-already-in-image'],
     files: {

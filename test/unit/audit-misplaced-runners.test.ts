@@ -55,6 +55,24 @@ void describe('a misplaced verifier or solution is audited where it stands', () 
     ]);
   });
 
+  void it('a Dockerfile at the task root or one folder too deep is read with its own folder as the context', async () => {
+    const df = 'FROM python:3.11-slim@sha256:<digest>\nWORKDIR /app\nCOPY access.log /app/access.log\n';
+    assert.deepEqual(await placed({ 'environment/Dockerfile': null, 'Dockerfile': df }, ['missing-environment', 'base-image-invalid-reference', 'copy-source-missing']), [
+      'base-image-invalid-reference Dockerfile 1',
+      'copy-source-missing Dockerfile 3',
+      'missing-environment Dockerfile -',
+    ]);
+    assert.deepEqual(await placed({ 'environment/Dockerfile': null, 'environment/environment/Dockerfile': df, 'environment/environment/access.log': '127.0.0.1 - - GET /\n' }, ['missing-environment', 'base-image-invalid-reference', 'copy-source-missing']), [
+      'base-image-invalid-reference environment/environment/Dockerfile 1',
+      'missing-environment environment/environment/Dockerfile -',
+    ]);
+  });
+
+  void it('names that differ only in case are still located: a root `Solve.sh`, an `Environment` file', async () => {
+    assert.deepEqual(await placed({ 'solution/solve.sh': null, 'Solve.sh': '#!/bin/bash\npython3 /app/make_totals.py\n' }, ['missing-solution']), ['missing-solution Solve.sh -']);
+    assert.deepEqual(await placed({ 'environment/Dockerfile': null, 'environment/data/orders.csv': null, 'Environment': 'FROM python:3.12-slim-bookworm\n' }, ['missing-environment']), ['missing-environment Environment -']);
+  });
+
   void it('the task model keeps the harness\'s paths: nothing runs the misplaced script', async () => {
     const dir = await makeTask('clean-harbor', { ...MOVED, 'environment/tests/test.sh': ERREXIT_PYTEST });
     try {
@@ -88,6 +106,8 @@ const RUNNER_CASES: readonly Case[] = [
     files: { 'tests/test.sh': RUN('npx jest --ci | tee /logs/verifier/jest.log') }, want: ['pipeline-status-masked error 4'] },
   { name: '… the same for a Gradle wrapper', base: 'clean-harbor', rules: ['pipeline-status-masked'],
     files: { 'tests/test.sh': RUN('./gradlew test | tee /logs/verifier/gradle.log') }, want: ['pipeline-status-masked error 4'] },
+  { name: '`apk add` under set -e before the reward is an install that ends the script on a mirror hiccup', base: 'clean-harbor', rules: ['reward-not-written-on-failure'],
+    files: { 'tests/test.sh': RUN('apk add --no-cache curl\npytest --noconftest -rA /tests/test_outputs.py || true', 'set -e\n') }, want: ['reward-not-written-on-failure warning 5'] },
   { name: 'probes and builds are not test runs: `cargo --version || true`, `cargo build || true`, `npm ci || true`', base: 'clean-harbor', rules: ['exit-code-masking'],
     files: { 'tests/test.sh': RUN('cargo --version || true\ncargo build --release || true\nnpm ci || true\npytest --noconftest -rA /tests/test_outputs.py') }, want: [] },
   { name: '`go test` guarded by an if, with the reward written in both branches: quiet', base: 'clean-harbor', rules: ['reward-not-written-on-failure', 'exit-code-masking'],

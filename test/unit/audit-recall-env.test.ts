@@ -138,6 +138,13 @@ void describe('test-path-disagrees: a project folder the image never makes', () 
     const custom = docker.replace('FROM node:22-bookworm-slim', 'FROM ghcr.io/acme/widgets-dev:1.4');
     assert.deepEqual(await findingsOf('clean-harbor', { 'environment/Dockerfile': custom, 'tests/test.sh': test }, rule), []);
   });
+  void it('leaves a failing cd that changes nothing: no set -e, and only absolute paths after it (labels/blind7.json)', async () => {
+    const absolute = '#!/bin/bash\nmkdir -p /logs/verifier\ncd /widgets\npython3 /tests/check.py /testbed/out.json > /logs/verifier/reward.txt\n';
+    assert.deepEqual(await findingsOf('clean-harbor', { 'environment/Dockerfile': docker, 'tests/test.sh': absolute }, rule), []);
+    // … but a relative operand after it is read from the wrong folder.
+    const relative = absolute.replace('/testbed/out.json', 'out.json');
+    assert.deepEqual(await findingsOf('clean-harbor', { 'environment/Dockerfile': docker, 'tests/test.sh': relative }, rule), ['test-path-disagrees warning tests/test.sh:3']);
+  });
 });
 
 void describe('missing-test-deps-in-image: no Python in the image', () => {

@@ -18,6 +18,10 @@ import { verifierImportsAgentModule } from './rules/agentModules';
 import { unseededTrainingThreshold } from './rules/unseededTraining';
 import { testImportsOutsideEnv } from './rules/uvxImports';
 import { agentUserMissing } from './rules/agentUser';
+import { baseImageInvalidReference } from './rules/imageReference';
+import { testPathUnmounted } from './rules/testPathUnmounted';
+import { answerInInstruction } from './rules/answerInInstruction';
+import { dockerImageShadowsDockerfile } from './rules/prebuiltImage';
 import { scoredFieldNotInSchema } from './rules/schemaFields';
 import { sourceTextGrading } from './rules/sourceText';
 import { downloadWithoutFail, solutionFetchesFix, unversionedDownloadUrl } from './rules/downloads';
@@ -91,6 +95,10 @@ export const STATIC_RULES: readonly StaticRule[] = [
   testImportsOutsideEnv,
   agentUserMissing,
   harborComposeWithoutMain,
+  baseImageInvalidReference,
+  testPathUnmounted,
+  answerInInstruction,
+  dockerImageShadowsDockerfile,
   py.fixedSleepSynchronization,
   py.unorderedListingComparison,
   py.exactDirectoryListing,

@@ -36,20 +36,24 @@ function withoutShared(v: TaskVerifier): TaskVerifier {
 }
 
 /**
- * A verifier script or solution the loader found where the harness does not look (its missing-*
+ * A verifier script, solution or Dockerfile the loader found where the harness does not look (its missing-*
  * finding points there) is audited where it stands: the maintainer's fix is to move it, and its own
  * defects (an unguarded test run under `set -e`, pytest open to a planted conftest) move with it.
- * A misplaced script's folder stands in for tests/ unless it is the task root. Sandbox runs never
- * see this view.
+ * A misplaced script's folder stands in for tests/ unless it is the task root; a misplaced
+ * Dockerfile's folder is its build context. Sandbox runs never see this view.
  */
 function readInPlace(task: Task): Task {
   const v = task.verifier;
   const entry = v.misplacedEntry !== undefined && !task.files.includes(v.entry) ? v.misplacedEntry : undefined;
   const solution = task.solution.file === undefined ? task.solution.misplacedFile : undefined;
-  if (entry === undefined && solution === undefined) return task;
+  const env = task.environment;
+  const dockerfile = env.dockerfile === undefined ? env.misplacedDockerfile : undefined;
+  if (entry === undefined && solution === undefined && dockerfile === undefined) return task;
   const dir = entry?.includes('/') ? entry.slice(0, entry.lastIndexOf('/')) : undefined;
   return {
     ...task,
+    // A misplaced Dockerfile's own folder is the context its COPY lines were written against.
+    ...(dockerfile !== undefined ? { environment: { ...env, dockerfile, contextDir: dockerfile.includes('/') ? dockerfile.slice(0, dockerfile.lastIndexOf('/')) : '.' } } : {}),
     ...(entry !== undefined ? { verifier: { ...withoutShared(v), entry, ...(dir !== undefined ? { testsDir: dir } : {}) } } : {}),
     ...(solution !== undefined ? { solution: { ...task.solution, file: solution } } : {}),
   };

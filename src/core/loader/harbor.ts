@@ -100,14 +100,19 @@ export async function loadHarbor(id: string, files: TaskFiles, fileList: readonl
   const workdir = reader.string(`${env}.workdir`);
   const networkMode = networkModeOf(reader, env);
   const dockerfile = ['environment/Dockerfile'].find(has);
+  let misplacedDockerfile: string | undefined;
   // Harbor reads environment/docker-compose.yaml only: a `.yml` beside it is not the environment.
   const composeFile = ['environment/docker-compose.yaml'].find(has);
   if (!dockerfile && !composeFile && !dockerImage) {
     // Said where the reader looks: at a file standing where the folder should be, or a Dockerfile in the wrong place.
-    const astray = ['environment', 'Dockerfile', 'docker-compose.yaml', 'docker-compose.yml', 'environment/docker-compose.yml'].find(has);
+    const astray = ['environment', 'Dockerfile', 'docker-compose.yaml', 'docker-compose.yml', 'environment/docker-compose.yml'].find(has) ?? misplaced(fileList, 'environment/Dockerfile')
+      ?? ['dockerfile', 'environment'].map((n) => sameButCase(fileList, n)).find((f) => f !== undefined);
     const why = astray === 'environment' ? 'environment is a file, not a folder, so there is nothing to build'
+      : astray?.toLowerCase() === 'environment' ? `${astray} is a file, not the folder environment/, so there is nothing to build`
       : astray === 'environment/docker-compose.yml' ? 'Harbor reads environment/docker-compose.yaml, not .yml'
-        : astray ? `${astray} is at the task root, but Harbor builds environment/${astray}` : undefined;
+        : astray?.includes('/') ? `${astray} is not where Harbor looks: it builds environment/Dockerfile`
+          : astray ? `${astray} is at the task root, but Harbor builds environment/${astray}` : undefined;
+    misplacedDockerfile = astray !== undefined && /(^|\/)Dockerfile$/.test(astray) ? astray : undefined;
     if (astray && why) problems.add('missing-environment', astray, undefined, `no environment: ${why} (expected environment/Dockerfile, environment/docker-compose.yaml or [environment] docker_image)`);
     else problems.add('missing-environment', CONFIG, tableRange(env),
       'no environment: expected environment/Dockerfile, environment/docker-compose.yaml or [environment] docker_image');
@@ -143,7 +148,7 @@ export async function loadHarbor(id: string, files: TaskFiles, fileList: readonl
   let misplacedSolution: string | undefined;
   if (!has(solveFile)) {
     const expected = `no reference solution (${solveFile}): the task runs without one, but the oracle cannot prove it solvable`;
-    const astray = stepDir ? undefined : misplaced(fileList, solveName) ?? ['solve.sh', 'solution.sh'].find(has);
+    const astray = stepDir ? undefined : misplaced(fileList, solveName) ?? ['solve.sh', 'solution.sh'].find(has) ?? sameButCase(fileList, 'solve.sh') ?? sameButCase(fileList, solveName);
     misplacedSolution = astray;
     if (astray) problems.add('missing-solution', astray, undefined, `${expected}; this ${astray.split('/').pop()} is not it: Harbor runs ${solveName} from the task folder`);
     else problems.add('missing-solution', CONFIG, tableRange('solution'), expected);
@@ -182,6 +187,7 @@ export async function loadHarbor(id: string, files: TaskFiles, fileList: readonl
       env: reader.stringMap(`${env}.env`) ?? {},
       ...(workdir !== undefined ? { workdir } : {}),
       ...(networkMode !== undefined ? { networkMode } : {}),
+      ...(misplacedDockerfile !== undefined ? { misplacedDockerfile } : {}),
     },
     verifier: {
       entry: testEntry,
@@ -229,6 +235,12 @@ async function loadSteps(files: TaskFiles, names: readonly string[], fileList: r
     });
   }
   return out;
+}
+
+/** A top-level file whose name differs from `name` only in case (`Solve.sh`, `DockerFile`): Harbor's paths are case-sensitive. */
+function sameButCase(fileList: readonly string[], name: string): string | undefined {
+  const want = name.toLowerCase();
+  return fileList.find((f) => f !== name && f.toLowerCase() === want);
 }
 
 /**

@@ -44,6 +44,12 @@ export interface TaskEnvironment {
   readonly workdir?: string;
   /** 'none' unless the task asks for network (Harbor network_mode / allow_internet). */
   readonly networkMode?: string;
+  /**
+   * A Dockerfile found where the harness does not build from (`Dockerfile` at a Harbor task's root,
+   * `environment/environment/Dockerfile`), when there is no environment: missing-environment points at
+   * it, and the audit reads it (its folder as the build context) in place. Nothing builds it.
+   */
+  readonly misplacedDockerfile?: string;
 }
 
 export interface TaskVerifier {

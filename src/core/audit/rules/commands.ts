@@ -10,7 +10,7 @@ export interface InstalledPackage {
 }
 
 export interface InstallCommand {
-  readonly manager: 'pip' | 'apt' | 'npm' | 'uvx' | 'gem' | 'cargo' | 'go' | 'conda';
+  readonly manager: 'pip' | 'apt' | 'apk' | 'dnf' | 'zypper' | 'npm' | 'uvx' | 'gem' | 'cargo' | 'go' | 'conda';
   readonly packages: readonly InstalledPackage[];
   /** Installs from a requirements file or the current project (pins unknown from here). */
   readonly fromFile: boolean;
@@ -58,7 +58,39 @@ function withSpecs(cmd: ShellCommand, w: readonly string[], at: number): Install
   return value.split(',').filter(Boolean).map((spec) => ({ name: spec.split(/[=<>!~[@]/)[0] ?? spec, spec, pinned: isPinnedRequirement(spec), argIndex: argIndexOf(cmd, w, at) }));
 }
 
-/** Recognises package installs: pip (and `python -m pip`, `uv pip`), apt, npm, uvx `--with`, `uv run --with`. */
+const SYSTEM_MANAGERS: ReadonlySet<InstallCommand['manager']> = new Set(['apt', 'apk', 'dnf', 'zypper']);
+/** An install from the distribution's archive (apt, apk, dnf/yum, zypper): packages the image lacks come from its mirrors. */
+export const isSystemInstall = (inst: InstallCommand): boolean => SYSTEM_MANAGERS.has(inst.manager);
+
+/**
+ * The distribution package managers other than apt, by program name: the word that installs, the
+ * options that take a value, and how a pinned package is written (`curl=8.5.0-r0`, `curl-7.76.1`).
+ */
+const SYSTEM_INSTALLERS: Readonly<Record<string, { manager: 'apk' | 'dnf' | 'zypper'; verbs: readonly string[]; valueOpts: ReadonlySet<string>; pinned: RegExp }>> = {
+  apk: { manager: 'apk', verbs: ['add'], valueOpts: new Set(['-t', '--virtual', '-X', '--repository', '--root', '-p']), pinned: /[=~<>]/ },
+  dnf: { manager: 'dnf', verbs: ['install'], valueOpts: new Set(['--repo', '--enablerepo', '--disablerepo', '--releasever', '--installroot']), pinned: /-\d/ },
+  yum: { manager: 'dnf', verbs: ['install'], valueOpts: new Set(['--enablerepo', '--disablerepo', '--releasever', '--installroot']), pinned: /-\d/ },
+  microdnf: { manager: 'dnf', verbs: ['install'], valueOpts: new Set(['--enablerepo', '--disablerepo', '--releasever']), pinned: /-\d/ },
+  zypper: { manager: 'zypper', verbs: ['install', 'in'], valueOpts: new Set(['-r', '--repo']), pinned: /[=<>]/ },
+};
+
+function systemInstall(cmd: ShellCommand, w: readonly string[]): InstallCommand | undefined {
+  const n = w[0] ?? '';
+  const spec = Object.hasOwn(SYSTEM_INSTALLERS, n) ? SYSTEM_INSTALLERS[n] : undefined;
+  if (!spec) return undefined;
+  const verb = w.findIndex((x, i) => i > 0 && spec.verbs.includes(x));
+  if (verb < 0) return undefined;
+  const packages: InstalledPackage[] = [];
+  for (let i = verb + 1; i < w.length; i++) {
+    const x = w[i] ?? '';
+    if (spec.valueOpts.has(x)) { i++; continue; }
+    if (x.startsWith('-') || x.includes('$')) continue;
+    packages.push({ name: x.split(/[=~<>]/)[0] ?? x, spec: x, pinned: spec.pinned.test(x), argIndex: argIndexOf(cmd, w, i) });
+  }
+  return { manager: spec.manager, packages, fromFile: false };
+}
+
+/** Recognises package installs: pip (and `python -m pip`, `uv pip`), apt, apk, dnf/yum, zypper, npm, uvx `--with`, `uv run --with`. */
 export function installOf(cmd: ShellCommand): InstallCommand | undefined {
   const w = effectiveWords(cmd);
   const [n, a1, a2] = w;
@@ -80,6 +112,8 @@ export function installOf(cmd: ShellCommand): InstallCommand | undefined {
     }
     return { manager: 'apt', packages, fromFile: false };
   }
+  const system = systemInstall(cmd, w);
+  if (system) return system;
   if (n === 'npm' && (a1 === 'install' || a1 === 'i' || a1 === 'add')) {
     const packages: InstalledPackage[] = [];
     for (let i = 2; i < w.length; i++) {

@@ -5,7 +5,7 @@ import { descendants, findAncestor } from '../../parse/syntax';
 import { escapeRegExp } from '../../parse/regex';
 import type { AuditContext } from '../context';
 import type { StaticRule } from '../rule';
-import { installOf, urlHost } from './commands';
+import { installOf, isSystemInstall, urlHost } from './commands';
 import { chatDataFiles, fencedCode, scriptAsDataFiles } from './dataFiles';
 import { testFunctionsOf, testStrings } from './pythonTests';
 
@@ -368,7 +368,7 @@ export const solutionUnpinnedDependency: StaticRule = {
     if (!file || !s) return;
     for (const cmd of s.commands) {
       const inst = installOf(cmd);
-      if (!inst || inst.manager === 'apt') continue;
+      if (!inst || isSystemInstall(inst)) continue;
       for (const p of inst.packages.filter((x) => !x.pinned)) {
         const w = cmd.args[p.argIndex];
         if (!w) continue;

@@ -6,8 +6,8 @@
  */
 import path from 'node:path';
 import type { ParsedDockerfile } from '../../parse/dockerfile';
-import type { ShellCommand } from '../../parse/shell';
-import { effectiveWords } from '../../parse/shell';
+import type { ShellCommand, ShellScript } from '../../parse/shell';
+import { effectiveWords, optionsAt } from '../../parse/shell';
 import type { AuditContext } from '../context';
 import type { Report } from '../rule';
 import { downloadOf } from './commands';
@@ -65,6 +65,20 @@ function absoluteCd(cmds: readonly ShellCommand[]): ShellCommand | undefined {
     && /^\/[\w.@+-]+(\/[\w.@+-]+)*\/?$/.test(c.args[0]?.value ?? ''));
 }
 
+/** Tools whose work depends on the folder they run in, whatever their operands. */
+const CWD_TOOLS = /^(git|make|npm|npx|yarn|pnpm|cargo|go|mvn|gradle|gradlew|pytest|tox|bundle|rake|composer|dotnet|ls|find|tar|zip)$/;
+
+/**
+ * Whether a failing `cd` changes what the script does: under `set -e` it ends the script; otherwise
+ * the script goes on where it was, which matters only to later commands that work relative to the
+ * folder (a relative path operand, or a tool that acts on the folder it runs in).
+ */
+function cdFailureMatters(script: ShellScript, cd: ShellCommand): boolean {
+  if (optionsAt(script, cd.start).errexit) return true;
+  return script.commands.some((c) => c.start > cd.end && (CWD_TOOLS.test(c.name)
+    || effectiveWords(c).slice(1).some((w) => !w.startsWith('/') && !w.startsWith('-') && !w.includes('$') && !/^\w+:\/\//.test(w) && (w.includes('/') || /\.\w{1,5}$/.test(w)))));
+}
+
 export function* projectFolderDisagrees(ctx: AuditContext): Generator<Report> {
   const df = ctx.dockerfile();
   const base = df?.froms.at(-1);
@@ -79,7 +93,7 @@ export function* projectFolderDisagrees(ctx: AuditContext): Generator<Report> {
   for (const file of files) {
     const script = ctx.shell(file);
     const cd = script ? absoluteCd(script.commands) : undefined;
-    if (!script || !cd) continue;
+    if (!script || !cd || !cdFailureMatters(script, cd)) continue;
     const dir = (cd.args[0]?.value ?? '').replace(/\/+$/, '');
     if (SYSTEM.test(dir) || workdirs.includes(dir) || compose.includes(dir)) continue;
     // Made by the image (the folder or something inside it), or by a task script (mkdir, clone, cp).

@@ -268,8 +268,10 @@ export const swallowedAssertion: StaticRule = {
   },
 };
 
+// A note, not a warning: on seven blind readings its warnings were true 6 times in 24 (five sets),
+// and still 0 in 3 on the seventh, after three rounds of narrowing (bench/ACCURACY.md).
 export const skipCountsAsPass: StaticRule = {
-  id: 'skip-counts-as-pass', class: 'misalignment', severity: 'warning',
+  id: 'skip-counts-as-pass', class: 'misalignment', severity: 'info',
   title: 'Tests skip themselves, and a skipped test does not fail the verdict',
   *check(ctx) {
     // Graded by a score file the tests write, with pytest's status discarded: a skip scores nothing.

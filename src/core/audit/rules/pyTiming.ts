@@ -126,8 +126,10 @@ function waitsOnStart(tree: SyntaxTree, fn: PyFunction, c: SyntaxNode): boolean 
   return pending;
 }
 
+// A note, not a warning: on the blind readings its warnings were true 4 times in 17 (three sets), the
+// seventh set's 0 in 3 after earlier narrowing; a fixed sleep is often ample for what it waits on.
 export const fixedSleepSynchronization: StaticRule = {
-  id: 'fixed-sleep-synchronization', class: 'brittleness', severity: 'warning',
+  id: 'fixed-sleep-synchronization', class: 'brittleness', severity: 'info',
   title: 'A fixed sleep stands in for waiting until something is ready',
   *check(ctx) {
     for (const tf of tests(ctx)) {

@@ -4,7 +4,7 @@ import type { Range } from '../../model/positions';
 import { effectiveWords, type ShellCommand } from '../../parse/shell';
 import type { AuditContext } from '../context';
 import type { Report, StaticRule } from '../rule';
-import { downloadOf, installOf, isPytestCommand } from './commands';
+import { downloadOf, installOf, isPytestCommand, isSystemInstall } from './commands';
 import { unpinnedInstaller } from './installers';
 import { floatingManifestDeps } from './npmManifest';
 import { pipInstallLine, pipTargetOf } from '../pythonImage';
@@ -118,7 +118,7 @@ export const unpinnedTestDependency: StaticRule = {
         // apt at test time: no version is given (apt pins are brittle too) and the archive decides
         // what, if anything, installs. Packages the image installs already are a harmless fallback;
         // offline, test-time-network-install reports the install as a warning already.
-        if (inst?.manager === 'apt' && !offline) {
+        if (inst && isSystemInstall(inst) && !offline) {
           const fresh = inst.packages.filter((p) => !p.pinned && !imageHasPackage(ctx, imageText, p.name));
           if (fresh.length > 0) {
             const names = fresh.map((p) => p.name).join(' ');
@@ -128,7 +128,7 @@ export const unpinnedTestDependency: StaticRule = {
             });
           }
         }
-        if (inst && inst.manager !== 'apt') {
+        if (inst && !isSystemInstall(inst)) {
           for (const p of inst.packages.filter((x) => !x.pinned)) {
             const w = cmd.args[p.argIndex];
             hits.push({

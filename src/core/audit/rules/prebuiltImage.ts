@@ -1,0 +1,33 @@
+/**
+ * `[environment] docker_image` names a stock image while environment/Dockerfile sets the task up.
+ * Harbor's docker environment runs a configured `docker_image` as it is and builds the Dockerfile only
+ * under `--force-build` (harbor/environments/definition.py, should_use_prebuilt_docker_image): the
+ * repository the Dockerfile clones, the files it copies, the packages it installs never reach the
+ * agent, and the reference solution fails with them. A task's own prebuilt image (built from this
+ * Dockerfile and pushed) is the intended use, and is left alone.
+ */
+import type { StaticRule } from '../rule';
+import { dfFile } from './dockerfile';
+import { MOVING_IMAGES } from './imageBuild';
+
+export const dockerImageShadowsDockerfile: StaticRule = {
+  id: 'docker-image-shadows-dockerfile', class: 'invalidity', severity: 'warning',
+  title: 'A stock `docker_image` is run instead of the task\'s Dockerfile',
+  *check(ctx) {
+    const image = ctx.task.environment.dockerImage;
+    const df = ctx.dockerfile();
+    if (ctx.task.format !== 'harbor' || image === undefined || !df || ctx.task.environment.dockerfile === undefined) return;
+    const name = image.replace(/@.*$/, '').replace(/:[\w.-]+$/, '');
+    if (!MOVING_IMAGES.test(name)) return;
+    // What the Dockerfile adds on top of its base: the set-up the stock image lacks.
+    const setUp = df.instructions.filter((i) => /^(RUN|COPY|ADD)$/.test(i.keyword));
+    if (setUp.length === 0) return;
+    const file = ctx.task.configFile;
+    const text = ctx.text(file) ?? '';
+    const m = /^\s*docker_image\s*=.*$/m.exec(text);
+    yield {
+      file, ...(m ? { range: ctx.range(file, m.index + (m[0].length - m[0].trimStart().length), m.index + m[0].length) } : {}),
+      message: `\`docker_image = "${image}"\` is a stock image, and Harbor runs a configured docker_image as it is: ${dfFile(ctx)} (${setUp.length} RUN/COPY/ADD line${setUp.length > 1 ? 's' : ''}) is built only under --force-build, so what it sets up never reaches the agent or the reference solution. Remove docker_image, or point it at an image built from this Dockerfile.`,
+    };
+  },
+};
