@@ -27,6 +27,9 @@ export const BLIND6_TASK_SAMPLE = 10;
 // The seventh: twelve more, from a seeded order of the public listing of repositories named like
 // "bench-task" plus the sixth set's unused candidates, measured after the sixth set's fixes.
 export const BLIND7_TASK_SAMPLE = 10;
+// The eighth: the next twelve of the seventh set's order, one of them a fork of the Terminal-Bench
+// repository whose original tasks (well-kept ones) take most of the sample; after the seventh's fixes.
+export const BLIND8_TASK_SAMPLE = 10;
 
 /**
  * The corpus sets, each with its own label file (`source`, the reader's random-sample reading),
@@ -43,6 +46,7 @@ export const SETS = [
   { id: 'blind5', title: 'fifth blind held-out corpora', source: 'blind5.json', size: HELDOUT_PRECISION_SAMPLE, target: BLIND5_TASK_SAMPLE, cleanAnywhere: true, frozen: 'blind5-blind.json' },
   { id: 'blind6', title: 'sixth blind held-out corpora', source: 'blind6.json', size: HELDOUT_PRECISION_SAMPLE, target: BLIND6_TASK_SAMPLE, cleanAnywhere: true, frozen: 'blind6-blind.json' },
   { id: 'blind7', title: 'seventh blind held-out corpora', source: 'blind7.json', size: HELDOUT_PRECISION_SAMPLE, target: BLIND7_TASK_SAMPLE, cleanAnywhere: true, frozen: 'blind7-blind.json' },
+  { id: 'blind8', title: 'eighth blind held-out corpora', source: 'blind8.json', size: HELDOUT_PRECISION_SAMPLE, target: BLIND8_TASK_SAMPLE, cleanAnywhere: true, frozen: 'blind8-blind.json' },
 ];
 
 /** The set a corpora.json entry belongs to: its `set`, else `heldOut: true` (the old form) → heldout, else dev. */
