@@ -84,7 +84,8 @@ export function finds(f, d, logical) {
   if (d.file == null) return true; // a task-level defect: any finding of its class in the task
   if ((f.file ?? null) !== d.file) return false;
   if (d.line == null) return true;
-  if (f.line == null) return false;
+  // A finding on the whole file (no line) points where a reader points with "line 1".
+  if (f.line == null) return d.line <= 1;
   if (Math.abs(f.line - d.line) <= 1) return true;
   return logical !== undefined && logical(f, f.line) === logical(d, d.line);
 }

@@ -57,11 +57,11 @@ const CASES: readonly Case[] = [
   { name: 'a flag in the image environment that a test compares the output with is an answer', base: 'clean-harbor', rules: ['answer-in-image'],
     files: { 'environment/Dockerfile': DF('ENV CTF_FLAG=flag{r3ad_th3_env}\n'),
       'tests/test_outputs.py': PYT('EXPECTED = os.environ.get("CTF_FLAG")\n\ndef test_flag():\n    assert open("/app/flag.txt").read().strip() == EXPECTED\n') },
-    want: ['answer-in-image warning 7'] },
+    want: ['answer-in-image info 7'] },
   { name: 'a shell verifier comparing with the environment secret is an answer too', base: 'clean-harbor', rules: ['answer-in-image'],
     files: { 'environment/Dockerfile': DF('ENV VAULT_SECRET=opensesame42\n'),
       'tests/test.sh': SH('[ "$(cat /app/out.txt)" = "$VAULT_SECRET" ]') },
-    want: ['answer-in-image warning 7'] },
+    want: ['answer-in-image info 7'] },
   // reward-not-written-on-failure: installs under `set -e` before the reward write (recall)
   { name: 'an unguarded install under set -e before the reward write leaves no reward when it fails', base: 'clean-harbor', rules: ['reward-not-written-on-failure'],
     files: { 'tests/test.sh': `#!/bin/bash\nset -euo pipefail\nmkdir -p /logs/verifier\npip install -q pytest==8.3.3 2>/dev/null\nnpx playwright install chromium\n${GATED}` },

@@ -73,7 +73,7 @@ const CASES: readonly Case[] = [
     files: { 'environment/Dockerfile': ANSWER_DOCKER('COPY golden/README.txt /app/golden/README.txt\nCOPY golden/regional.json /app/golden/regional.json'),
       'environment/golden/README.txt': 'Regression goldens.\n', 'environment/golden/regional.json': '{"north": 12.5}\n',
       'tests/test_outputs.py': 'import json\n\n\ndef test_totals():\n    # golden/README.txt explains the goldens\n    assert json.load(open("/app/totals.json")) == json.load(open("/app/golden/regional.json"))\n' },
-    want: ['answer-in-image warning 8'] },
+    want: ['answer-in-image info 8'] },
 ];
 
 const PKG = (deps: string): string => `{\n  "name": "ui-tests",\n  "private": true,\n  "devDependencies": {\n${deps}\n  }\n}\n`;

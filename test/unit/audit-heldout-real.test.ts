@@ -101,7 +101,7 @@ const CASES: readonly Case[] = [
     want: [] },
   { name: 'a project kept under tests/ that no test names, copied as the agent\'s input: quiet; the tests themselves: error', base: 'clean-tb1', rules: ['tests-copied-into-image'],
     files: { 'tests/pipeline/Main.scala': 'object Main\n', 'tests/pipeline/build.sbt': 'name := "p"\n', 'Dockerfile': 'FROM python:3.12-slim\nWORKDIR /app\nCOPY tests/pipeline/ /app/\nCOPY tests/test_outputs.py /app/check.py\n' },
-    want: ['tests-copied-into-image error 4'] },
+    want: ['tests-copied-into-image warning 4'] },
   // verifier-runs-agent-writable-code: a read-only mount over the image's copy
   { name: 'tests mounted read-only over the image copy: the agent cannot edit what pytest runs', base: 'clean-tb1', rules: ['verifier-runs-agent-writable-code'],
     files: {
@@ -112,7 +112,7 @@ const CASES: readonly Case[] = [
     want: [] },
   { name: 'recall: a compose file mounting the tests into the agent container leaks them (read-only or not)', base: 'clean-tb1', rules: ['tests-copied-into-image'],
     files: { 'docker-compose.yaml': 'services:\n  client:\n    build:\n      context: .\n    image: ${T_BENCH_TASK_DOCKER_CLIENT_IMAGE_NAME}\n    container_name: ${T_BENCH_TASK_DOCKER_CLIENT_CONTAINER_NAME}\n    volumes:\n      - ./tests:/app/tests:ro\n      - ./data:/app/data\n' },
-    want: ['tests-copied-into-image error 8'] },
+    want: ['tests-copied-into-image warning 8'] },
   // weak-assertion: a quality bar is a value check
   { name: 'an accuracy threshold is the task\'s bar, not a plausibility range', base: 'clean-harbor', rules: ['weak-assertion'],
     files: { 'tests/test_outputs.py': PYT('def test_model_exists():\n    assert os.path.exists("/app/model.npz")\n\n\ndef test_accuracy():\n    acc = float(json.loads(Path("/app/eval.json").read_text())["acc"])\n    assert acc > 0.90\n') },

@@ -9,14 +9,14 @@ import type { Files } from './audit-cases';
 
 export const FIXTURES = path.resolve(__dirname, '../../../test/fixtures/audit');
 
-/** Copies a fixture task to a fresh temp folder and applies `files` (null deletes). */
+/** Copies a fixture task to a fresh temp folder and applies `files` (null deletes a file or a folder). */
 export async function makeTask(base: string, files: Files): Promise<string> {
   const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'tw-audit-'));
   const dest = path.join(dir, base);
   await fs.cp(path.join(FIXTURES, base), dest, { recursive: true });
   for (const [rel, text] of Object.entries(files)) {
     const abs = path.join(dest, rel);
-    if (text === null) await fs.rm(abs, { force: true });
+    if (text === null) await fs.rm(abs, { force: true, recursive: true });
     else {
       await fs.mkdir(path.dirname(abs), { recursive: true });
       await fs.writeFile(abs, text);

@@ -29,11 +29,11 @@ void describe('download-without-fail', () => {
   const rule = ['download-without-fail'];
   void it('reports a vendor file saved without --fail (the error page would become the file)', async () => {
     const df = VENDOR_DOCKER('curl -sLo /app/vendor/react.js https://unpkg.com/react@18.3.1/umd/react.production.min.js');
-    assert.deepEqual(await findingsOf('clean-harbor', { 'environment/Dockerfile': df }, rule), ['download-without-fail warning environment/Dockerfile:4']);
+    assert.deepEqual(await findingsOf('clean-harbor', { 'environment/Dockerfile': df }, rule), ['download-without-fail info environment/Dockerfile:4']);
   });
   void it('reports `curl URL > file` and `curl -O`', async () => {
     const df = VENDOR_DOCKER('curl -L https://example.org/data/v2/cities.csv > /app/cities.csv && \\\n    curl -sSLO https://example.org/data/v2/roads.csv');
-    assert.deepEqual(await findingsOf('clean-harbor', { 'environment/Dockerfile': df }, rule), ['download-without-fail warning environment/Dockerfile:4', 'download-without-fail warning environment/Dockerfile:5']);
+    assert.deepEqual(await findingsOf('clean-harbor', { 'environment/Dockerfile': df }, rule), ['download-without-fail info environment/Dockerfile:4', 'download-without-fail info environment/Dockerfile:5']);
   });
   void it('is a note when the download is piped on or unpacked at once (the next step fails loudly)', async () => {
     const df = VENDOR_DOCKER('curl -sL https://example.org/tool-1.2.0.tar.gz -o /tmp/tool.tgz && tar xzf /tmp/tool.tgz -C /opt && \\\n    curl -sL https://example.org/install-1.2.0.sh | bash');
@@ -52,7 +52,7 @@ void describe('download-without-fail', () => {
   });
   void it('reads the reference solution too', async () => {
     const solve = PR_SOLVE('curl -sL https://example.org/assets/v3/logo.svg -o /app/static/logo.svg');
-    assert.deepEqual(await findingsOf('clean-harbor', { 'solution/solve.sh': solve }, rule), ['download-without-fail warning solution/solve.sh:4']);
+    assert.deepEqual(await findingsOf('clean-harbor', { 'solution/solve.sh': solve }, rule), ['download-without-fail info solution/solve.sh:4']);
   });
 });
 

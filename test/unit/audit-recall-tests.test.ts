@@ -52,11 +52,11 @@ void describe('expected-from-agent-writable-path: expected values recomputed fro
   void it('reports a test that recomputes the answer from the image\'s copy of the input beside the agent', async () => {
     const got = await findings('clean-harbor', { 'tests/test_outputs.py': RC_TEST }, rule, true);
     assert.equal(got.length, 1);
-    assert.match(got[0] ?? '', /^expected-from-agent-writable-path warning tests\/test_outputs\.py:11 test_totals_match recomputes its expected value from \/app\/data\/orders\.csv, .* compares it with \/app\/totals\.json/);
+    assert.match(got[0] ?? '', /^expected-from-agent-writable-path info tests\/test_outputs\.py:11 test_totals_match recomputes its expected value from \/app\/data\/orders\.csv, .* compares it with \/app\/totals\.json/);
   });
   void it('reports inputs the instruction lists when no Dockerfile line names them', async () => {
     const instruction = '# Totals\n\n## Inputs\n\n- `/app/data/orders.csv`\n\n## Output\n\n- `/app/totals.json`: the total `amount` per region.\n';
-    assert.deepEqual(await findings('clean-harbor', { 'tests/test_outputs.py': RC_TEST, 'instruction.md': instruction, 'environment/Dockerfile': 'FROM python:3.12-slim-bookworm\nRUN pip install --no-cache-dir pytest==8.3.3\nWORKDIR /app\n' }, rule), ['expected-from-agent-writable-path warning tests/test_outputs.py:11']);
+    assert.deepEqual(await findings('clean-harbor', { 'tests/test_outputs.py': RC_TEST, 'instruction.md': instruction, 'environment/Dockerfile': 'FROM python:3.12-slim-bookworm\nRUN pip install --no-cache-dir pytest==8.3.3\nWORKDIR /app\n' }, rule), ['expected-from-agent-writable-path info tests/test_outputs.py:11']);
   });
   void it('leaves the clean task, which recomputes from its own copy under /tests', async () => {
     assert.deepEqual(await findings('clean-harbor', {}, rule), []);

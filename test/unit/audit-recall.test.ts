@@ -71,7 +71,7 @@ void describe('unseeded-training-threshold', () => {
 void describe('expected-from-agent-writable-path: neutral names by data flow', () => {
   const rule = ['expected-from-agent-writable-path'];
   void it('reports grading data the image ships beside the agent and the instruction never mentions', async () => {
-    assert.deepEqual(await findings('clean-tb1', KD_FILES({}), rule), ['expected-from-agent-writable-path warning tests/test_outputs.py:9']);
+    assert.deepEqual(await findings('clean-tb1', KD_FILES({}), rule), ['expected-from-agent-writable-path info tests/test_outputs.py:9']);
   });
   void it('is only a note when the instruction hands the file over as input', async () => {
     const task = KD_TASK.replace('reaches a good accuracy.', 'reaches a good accuracy on `/app/data/holdout.pt`.');

@@ -56,7 +56,7 @@ void describe('leaks into the image, judged by what the files hold', () => {
   });
   void it('answer-in-image: grading data whose name says nothing, read only by the tests', async () => {
     const test = 'import json\nfrom pathlib import Path\n\ndef test_totals():\n    want = json.loads(Path("/app/data/q3_totals.json").read_text())\n    assert json.loads(Path("/app/totals.json").read_text()) == want\n';
-    assert.deepEqual(await findings('clean-harbor', { 'environment/data/q3_totals.json': '{"north": 12.5}\n', 'tests/test_outputs.py': test }, ['answer-in-image']), ['answer-in-image warning environment/Dockerfile:6']);
+    assert.deepEqual(await findings('clean-harbor', { 'environment/data/q3_totals.json': '{"north": 12.5}\n', 'tests/test_outputs.py': test }, ['answer-in-image']), ['answer-in-image info environment/Dockerfile:6']);
   });
   void it('answer-in-image: an input the instruction hands the agent is not an answer', async () => {
     assert.deepEqual(await findings('clean-harbor', {}, ['answer-in-image']), []);

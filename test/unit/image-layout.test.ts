@@ -108,7 +108,7 @@ void describe('imageLayout: the rules that use it', () => {
     // imageState counted the build stage's COPY as the image's.
     assert.deepEqual(await findingsOf('clean-harbor', { ...files, 'environment/Dockerfile': stage }, ['answer-in-image']), []);
     // …and ignored COPY --from, which does carry the file into the agent's image.
-    assert.deepEqual(await findingsOf('clean-harbor', { ...files, 'environment/Dockerfile': `${stage}COPY --from=grading /opt/grading /opt/grading\n` }, ['answer-in-image']), ['answer-in-image warning 7']);
+    assert.deepEqual(await findingsOf('clean-harbor', { ...files, 'environment/Dockerfile': `${stage}COPY --from=grading /opt/grading /opt/grading\n` }, ['answer-in-image']), ['answer-in-image info 7']);
   });
 
   void it('verifier-runs-agent-writable-code: tests copied by a quoted COPY into the workdir are the agent\'s to edit', async () => {

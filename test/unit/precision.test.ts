@@ -119,6 +119,10 @@ void describe('bench/accuracy label join', () => {
     assert.equal(finds(f, { ...d, line: null }), true);
     assert.equal(finds(f, { ...d, file: 'tests/other.py', line: null }), false);
     assert.equal(finds(f, { ...d, file: null, line: null }), true);
+    // A file-level finding (no line) matches a reader's "line 1" of that file, and no other line.
+    const whole: Finding = { ...f, line: null };
+    assert.equal(finds(whole, { ...d, line: 1 }), true);
+    assert.equal(finds(whole, { ...d, line: 4 }), false);
   });
 
   void it('takes two lines of one command continued with a backslash for the same place (logicalLineStart)', async () => {

@@ -80,7 +80,11 @@ export async function loadTb1(id: string, files: TaskFiles, fileList: readonly s
     problems.add('missing-test-entry', CONFIG, undefined,
       "no run-tests.sh next to task.yaml: the harness's default runner (pytest tests/test_outputs.py) will be used", 'warning');
   }
-  if (!(await files.isDir('tests'))) {
+  // The harness copies tests/ only when it exists: a run-tests.sh that writes its own tests (a
+  // heredoc, or a test patch it applies, as SWE-bench-style tasks do) needs none.
+  const runTests = has('run-tests.sh') ? await files.read('run-tests.sh') : undefined;
+  const selfContained = runTests !== undefined && 'text' in runTests && /<<-?\s*['"]?\w+|\bgit\s+apply\b|\bpatch\s+-p/.test(runTests.text);
+  if (!selfContained && !(await files.isDir('tests'))) {
     problems.add('missing-tests', CONFIG, undefined, 'no tests/ folder: the verifier has no test files to copy into the container');
   }
 

@@ -116,9 +116,11 @@ function parseUncached(text: string): ParsedDockerfile {
       // another flag (`COPY --from=build --chown=u /src/ …`) and ADD has none, and such sources come
       // from another image, never from the build context.
       const from = ins.flags.get('from') ?? (raw instanceof Copy ? raw.getFromFlag()?.getValue() : undefined) ?? undefined;
+      // `COPY <<EOT /app/x` writes the file from the Dockerfile itself: nothing comes from the context.
+      const inline = !json && /^\s*(?:--\S+\s+)*<<-?\s*['"]?\w+/.test(ins.argsText);
       copies.push({
         instruction: ins,
-        sources: parts.slice(0, -1),
+        sources: inline ? [] : parts.slice(0, -1),
         ...(parts.length > 1 ? { dest: parts[parts.length - 1] as DockerArg } : {}),
         ...(from ? { from } : {}),
       });

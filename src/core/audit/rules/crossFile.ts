@@ -225,8 +225,10 @@ export const solutionExceedsTimeout: StaticRule = {
   },
 };
 
+// A note, not a warning: on the blind readings its warnings were true 4 in 7 (three sets) — below 0.75
+// on at least 6 judged findings from at least 3 sets, after its causes found earlier were fixed.
 export const verifierTimeoutTooShort: StaticRule = {
-  id: 'verifier-timeout-too-short', class: 'infra', severity: 'warning',
+  id: 'verifier-timeout-too-short', class: 'infra', severity: 'info',
   title: 'The verifier timeout is shorter than the tests\' own waits',
   *check(ctx) {
     const limit = ctx.task.timeouts.verifierSec;

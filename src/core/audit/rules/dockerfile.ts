@@ -102,17 +102,21 @@ interface CopiedIntoImageSpec {
   matters?(ctx: AuditContext, shipped: readonly string[]): boolean;
   broadMessage(copy: DockerCopy, src: string, shipped: readonly string[]): string;
   directMessage(copy: DockerCopy, src: string): string;
+  /** Default severity (error unless the rule's blind record says otherwise). */
+  readonly severity?: 'error' | 'warning';
+  /** A copy handed to the agent on purpose (the instruction names where it lands): not reported. */
+  given?(ctx: AuditContext, copy: DockerCopy): boolean;
 }
 
 function copiedIntoImageRule(spec: CopiedIntoImageSpec): StaticRule {
   return {
-    id: spec.id, class: 'misalignment', severity: 'error', fixable: true, title: spec.title,
+    id: spec.id, class: 'misalignment', severity: spec.severity ?? 'error', fixable: true, title: spec.title,
     *check(ctx) {
       const df = ctx.dockerfile();
       if (!df) return;
       const file = dfFile(ctx);
       for (const copy of df.copies) {
-        if (!copy.dest) continue;
+        if (!copy.dest || spec.given?.(ctx, copy)) continue;
         for (const [arg, src] of copy.sources.entries()) {
           const s = norm(src.value);
           // What the final image holds from this source: a build stage's copy the image leaves
@@ -173,14 +177,39 @@ function taskInputUnderTests(ctx: AuditContext, tests: string, src: string): boo
   return files.every((f) => !checksSomething(ctx, f, testCode));
 }
 
+const escapeRe = (x: string): string => x.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+/**
+ * Whether the instruction names every source of this copy where it lands: the destination path
+ * (`/app/p.npy`, a folder `/app/rs`), or a file's bare name (`interp.py`, not `/app/data/east.csv`,
+ * which is another file of that name).
+ */
+function handedOver(ctx: AuditContext, copy: DockerCopy): boolean {
+  const text = ctx.instruction();
+  const raw = copy.dest?.value ?? '';
+  if (raw === '' || copy.sources.length === 0) return false;
+  const workdir = imageLayout(ctx).workdir ?? '/';
+  const destAbs = path.posix.resolve(workdir, raw);
+  const intoDir = raw.endsWith('/') || raw === '.' || copy.sources.length > 1 || !/\.\w{1,6}$/.test(destAbs);
+  return copy.sources.every((src) => {
+    const name = norm(src.value).split('/').pop() ?? '';
+    const isFile = /\.\w{1,6}$/.test(name);
+    const landed = isFile && intoDir ? `${destAbs.replace(/\/$/, '')}/${name}` : destAbs;
+    if (landed.split('/').length > 2 && new RegExp(`${escapeRe(landed)}(?![\\w-])`).test(text)) return true;
+    return isFile && name.length >= 5 && new RegExp(`(^|[\\s\`'"(])${escapeRe(name)}(?![\\w-])`).test(text);
+  });
+}
+
 /** A file of the tests folder that is part of the checks: a test or entry script, or one the test code names. */
 function checksSomething(ctx: AuditContext, f: string, testCode: string): boolean {
   const name = f.slice(f.lastIndexOf('/') + 1);
   return /^(test_.*|.*_test|conftest)\.py$|\.sh$/.test(name) || ctx.verifierScripts.includes(f) || ctx.testPython.includes(f) || testCode.includes(name);
 }
 
+// A warning, not an error: on the blind readings its errors were true 15 in 21 (three sets) — below
+// 0.75 on at least 6 judged findings from at least 3 sets, the eighth's false ones a cause found then.
 const testsCopiedByDockerfile = copiedIntoImageRule({
-  id: 'tests-copied-into-image',
+  id: 'tests-copied-into-image', severity: 'warning',
   title: 'The Dockerfile copies the tests into the image the agent works in',
   names(ctx, s) {
     const tests = testsInContext(ctx);
@@ -190,6 +219,10 @@ const testsCopiedByDockerfile = copiedIntoImageRule({
     return s === tests || !taskInputUnderTests(ctx, tests, s);
   },
   protects: (ctx, rel) => isVerifierFile(ctx, rel),
+  // Copied where the instruction sends the agent (`COPY tests/p.npy /app/p.npy` and "`/app/p.npy`",
+  // `COPY tests/rs/ /app/rs/` and "`/app/rs`", `COPY tests/interp.py /app` and "interp.py"): input or a
+  // reference the agent is told to use, not a leaked check.
+  given: (ctx, copy) => handedOver(ctx, copy),
   // The entry script alone tells how tests run, not what they check: only the tests themselves count.
   matters: (ctx, shipped) => {
     const testCode = [...ctx.verifierScripts, ...ctx.testPython].map((f) => ctx.text(f) ?? '').join('\n');

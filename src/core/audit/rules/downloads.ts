@@ -119,8 +119,10 @@ function consumedByParser(script: ShellScript, cmd: ShellCommand, saved: string)
     && c.args.some((a) => a.value === saved || a.value.endsWith(`/${base}`) || a.value === base));
 }
 
+// A note, not a warning: on the blind readings its warnings were true 8 in 14 (three sets), 6 in 10 on the eighth after the sixth set's narrowing — below 0.75
+// on at least 6 judged findings from at least 3 sets, after its causes found earlier were fixed.
 export const downloadWithoutFail: StaticRule = {
-  id: 'download-without-fail', class: 'brittleness', severity: 'warning',
+  id: 'download-without-fail', class: 'brittleness', severity: 'info',
   title: 'curl saves a download without --fail: an HTTP error page becomes the artifact',
   *check(ctx) {
     const sol = solutionScript(ctx);

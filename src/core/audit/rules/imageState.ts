@@ -144,8 +144,10 @@ function* answerInImageEnv(df: ParsedDockerfile, file: string, tests: string): G
   }
 }
 
+// A note, not a warning: on the blind readings its warnings were true 1 in 6 (three sets) — below 0.75
+// on at least 6 judged findings from at least 3 sets, after its causes found earlier were fixed.
 export const answerInImage: StaticRule = {
-  id: 'answer-in-image', class: 'misalignment', severity: 'warning',
+  id: 'answer-in-image', class: 'misalignment', severity: 'info',
   title: 'Expected answers are copied into the agent\'s image',
   *check(ctx) {
     const df = ctx.dockerfile();

@@ -62,7 +62,7 @@ export function neutralExpected(ctx: AuditContext, s: { file: string; node: Synt
   const prose = [ctx.instruction(), ...(ctx.task.steps ?? []).map((st) => st.instruction ?? '')].join('\n');
   const handedOver = prose.trim() === '' || prose.includes(base) || new RegExp(`${escapeRegExp(v.slice(0, v.length - base.length - 1))}(?![\\w.-])`).test(prose);
   return {
-    file: s.file, range: ctx.range(s.file, s.node.start, s.node.end), severity: handedOver ? 'info' : 'warning',
+    file: s.file, range: ctx.range(s.file, s.node.start, s.node.end), severity: 'info',
     message: `${grading.name} takes what it compares the agent's output with from ${v}, which the image puts where the agent writes${handedOver ? ' (the instruction hands it over as input)' : ' and the instruction never mentions'}: the agent can rewrite it to agree with any output. Ship the data the tests trust under tests/ (or check a copy the agent cannot reach).`,
   };
 }

@@ -58,12 +58,19 @@ function* listingComparisons(ctx: AuditContext): Generator<{ tf: TestFile; a: Sy
   }
 }
 
+/** `listing == ["main.rs"]`: with one entry (or none) there is no order to get wrong. */
+function comparedWithAtMostOne(a: SyntaxNode): boolean {
+  const e = assertExpr(a);
+  const other = e?.children.filter((c) => c.named).find((p) => p.type === 'list' || p.type === 'tuple');
+  return other !== undefined && other.children.filter((c) => c.named && c.type !== 'comment').length <= 1;
+}
+
 export const unorderedListingComparison: StaticRule = {
   id: 'unordered-listing-comparison', class: 'brittleness', severity: 'warning',
   title: 'A directory listing is compared with a list in a fixed order',
   *check(ctx) {
     for (const { tf, a, sorted } of listingComparisons(ctx)) {
-      if (sorted) continue;
+      if (sorted || comparedWithAtMostOne(a)) continue;
       yield { file: tf.file, range: ctx.range(tf.file, a.start, a.end), message: 'os.listdir/glob return entries in an arbitrary, filesystem-dependent order: comparing with a fixed list passes or fails by chance. Sort both sides (or compare sets).' };
     }
   },
@@ -142,8 +149,10 @@ export const nonInvokingTest: StaticRule = {
 /** An answer-like word starting a name part (`expected_out.txt`, `golden/`, but not `preferences.js`). */
 const EXPECTED_NAME = /(^|[^a-z])(expected|golden|ground[_-]?truth|g?truth|answers?|reference)[^/]*$/i;
 
+// A note, not a warning: on the blind readings its warnings were true 5 in 7 (four sets), with a new false cause on the eighth — below 0.75
+// on at least 6 judged findings from at least 3 sets, after its causes found earlier were fixed.
 export const expectedFromAgentWritablePath: StaticRule = {
-  id: 'expected-from-agent-writable-path', class: 'misalignment', severity: 'warning',
+  id: 'expected-from-agent-writable-path', class: 'misalignment', severity: 'info',
   title: 'The expected value is read from a file the agent can overwrite',
   *check(ctx) {
     const reported = new Set<string>();

@@ -37,7 +37,8 @@ export const tb1MissingRA: StaticRule = {
         // Output sent to a file (and never printed back) or captured in `$(…)` is not what the parser reads.
         if (cmd.stdoutCaptured && !printedBack(script, cmd)) continue;
         const ws = cmd.args.map((a) => a.value);
-        if (ws.some((w) => /^-r\w*[AP]/.test(w) || w === '--co' || w === '--collect-only')) continue;
+        // `-rA`, `-rfEP`, or the flags as the next word (`-r fEsxXpP`): passed tests are listed (P/p/A).
+        if (ws.some((w, i) => /^-r\w*[APp]/.test(w) || (w === '-r' && /[APp]/.test(ws[i + 1] ?? '')) || w === '--co' || w === '--collect-only')) continue;
         const pyWord = [cmd.nameWord, ...cmd.args].find((a) => /(^|\/)(pytest|py\.test)$/.test(a.value) || a.value === 'pytest');
         const at = pyWord ? ctx.range(file, pyWord.end, pyWord.end) : undefined;
         yield {
