@@ -1,3 +1,4 @@
+import path from 'node:path';
 import type { Task, TaskVerifier } from '../model/task';
 
 /**
@@ -49,12 +50,13 @@ function readInPlace(task: Task): Task {
   const env = task.environment;
   const dockerfile = env.dockerfile === undefined ? env.misplacedDockerfile : undefined;
   if (entry === undefined && solution === undefined && dockerfile === undefined) return task;
-  const dir = entry?.includes('/') ? entry.slice(0, entry.lastIndexOf('/')) : undefined;
+  // A script at the task root keeps tests/ as its tests folder: the root holds everything else too.
+  const dir = entry === undefined ? '.' : path.posix.dirname(entry);
   return {
     ...task,
     // A misplaced Dockerfile's own folder is the context its COPY lines were written against.
-    ...(dockerfile !== undefined ? { environment: { ...env, dockerfile, contextDir: dockerfile.includes('/') ? dockerfile.slice(0, dockerfile.lastIndexOf('/')) : '.' } } : {}),
-    ...(entry !== undefined ? { verifier: { ...withoutShared(v), entry, ...(dir !== undefined ? { testsDir: dir } : {}) } } : {}),
+    ...(dockerfile !== undefined ? { environment: { ...env, dockerfile, contextDir: path.posix.dirname(dockerfile) } } : {}),
+    ...(entry !== undefined ? { verifier: { ...withoutShared(v), entry, ...(dir !== '.' ? { testsDir: dir } : {}) } } : {}),
     ...(solution !== undefined ? { solution: { ...task.solution, file: solution } } : {}),
   };
 }

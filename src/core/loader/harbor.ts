@@ -107,11 +107,7 @@ export async function loadHarbor(id: string, files: TaskFiles, fileList: readonl
     // Said where the reader looks: at a file standing where the folder should be, or a Dockerfile in the wrong place.
     const astray = ['environment', 'Dockerfile', 'docker-compose.yaml', 'docker-compose.yml', 'environment/docker-compose.yml'].find(has) ?? misplaced(fileList, 'environment/Dockerfile')
       ?? ['dockerfile', 'environment'].map((n) => sameButCase(fileList, n)).find((f) => f !== undefined);
-    const why = astray === 'environment' ? 'environment is a file, not a folder, so there is nothing to build'
-      : astray?.toLowerCase() === 'environment' ? `${astray} is a file, not the folder environment/, so there is nothing to build`
-      : astray === 'environment/docker-compose.yml' ? 'Harbor reads environment/docker-compose.yaml, not .yml'
-        : astray?.includes('/') ? `${astray} is not where Harbor looks: it builds environment/Dockerfile`
-          : astray ? `${astray} is at the task root, but Harbor builds environment/${astray}` : undefined;
+    const why = astray === undefined ? undefined : astrayEnvironmentWhy(astray);
     misplacedDockerfile = astray !== undefined && /(^|\/)Dockerfile$/.test(astray) ? astray : undefined;
     if (astray && why) problems.add('missing-environment', astray, undefined, `no environment: ${why} (expected environment/Dockerfile, environment/docker-compose.yaml or [environment] docker_image)`);
     else problems.add('missing-environment', CONFIG, tableRange(env),
@@ -235,6 +231,15 @@ async function loadSteps(files: TaskFiles, names: readonly string[], fileList: r
     });
   }
   return out;
+}
+
+/** Why a file found in place of the environment is not one, as the missing-environment finding says it. */
+function astrayEnvironmentWhy(astray: string): string {
+  if (astray === 'environment') return 'environment is a file, not a folder, so there is nothing to build';
+  if (astray.toLowerCase() === 'environment') return `${astray} is a file, not the folder environment/, so there is nothing to build`;
+  if (astray === 'environment/docker-compose.yml') return 'Harbor reads environment/docker-compose.yaml, not .yml';
+  if (astray.includes('/')) return `${astray} is not where Harbor looks: it builds environment/Dockerfile`;
+  return `${astray} is at the task root, but Harbor builds environment/${astray}`;
 }
 
 /** A top-level file whose name differs from `name` only in case (`Solve.sh`, `DockerFile`): Harbor's paths are case-sensitive. */

@@ -82,9 +82,7 @@ export async function loadTb1(id: string, files: TaskFiles, fileList: readonly s
   }
   // The harness copies tests/ only when it exists: a run-tests.sh that writes its own tests (a
   // heredoc, or a test patch it applies, as SWE-bench-style tasks do) needs none.
-  const runTests = has('run-tests.sh') ? await files.read('run-tests.sh') : undefined;
-  const selfContained = runTests !== undefined && 'text' in runTests && /<<-?\s*['"]?\w+|\bgit\s+apply\b|\bpatch\s+-p/.test(runTests.text);
-  if (!selfContained && !(await files.isDir('tests'))) {
+  if (!(await files.isDir('tests')) && !(await writesOwnTests(files, has))) {
     problems.add('missing-tests', CONFIG, undefined, 'no tests/ folder: the verifier has no test files to copy into the container');
   }
 
@@ -174,4 +172,11 @@ async function tb1Solution(files: TaskFiles, has: (f: string) => boolean, proble
     }
   }
   return { file: 'solution.yaml', kind: 'yaml', commands };
+}
+
+/** Whether run-tests.sh writes the tests it runs (a heredoc, or a test patch it applies). */
+async function writesOwnTests(files: TaskFiles, has: (f: string) => boolean): Promise<boolean> {
+  if (!has('run-tests.sh')) return false;
+  const got = await files.read('run-tests.sh');
+  return got !== undefined && 'text' in got && /<<-?\s*['"]?\w+|\bgit\s+apply\b|\bpatch\s+-p/.test(got.text);
 }

@@ -19,6 +19,11 @@ function literalCompared(tree: SyntaxTree, e: SyntaxNode): string | undefined {
   return text(tree, lit);
 }
 
+/** Test code that runs a program, calls a service or loads code: it checks behaviour, not only values read from files. */
+export function runsSomething(source: string): boolean {
+  return /\b(subprocess|os\.system|os\.popen|pexpect|importlib|requests|socket)\b/.test(source);
+}
+
 export const hardcodableAnswer: StaticRule = {
   id: 'hardcodable-answer', class: 'misalignment', severity: 'info',
   title: 'The whole verdict is one or two literal answers the agent can write without doing the work',
@@ -26,7 +31,7 @@ export const hardcodableAnswer: StaticRule = {
     const files = testFunctionsOf(ctx);
     if (files.length === 0) return;
     // A verifier that runs anything (the agent's program, a checker) tests behaviour, not a literal.
-    if (files.some((tf) => /\b(subprocess|os\.system|os\.popen|pexpect|importlib|requests|socket)\b/.test(tf.tree.text))) return;
+    if (files.some((tf) => runsSomething(tf.tree.text))) return;
     const literals = new Set<string>();
     let first: { file: string; node: SyntaxNode } | undefined;
     for (const tf of files) {

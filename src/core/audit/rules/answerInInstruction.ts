@@ -6,8 +6,10 @@
  * task. Decided from data: the pairs the tests hold, and the lines of the instruction.
  */
 import { stringValue, text } from '../../parse/python';
+import { escapeRegExp } from '../../parse/regex';
 import { childByField, descendants, type SyntaxNode, type SyntaxTree } from '../../parse/syntax';
 import type { StaticRule } from '../rule';
+import { runsSomething } from './answerChecks';
 import { testFunctionsOf } from './pythonTests';
 
 interface ExpectedPair { readonly key: string; readonly value: string; readonly file: string; readonly node: SyntaxNode }
@@ -103,12 +105,10 @@ function importsBeyondReaders(source: string): boolean {
   return false;
 }
 
-const escape = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-
 /** The first line of the instruction that names the key and its value (a number as a whole number), or -1. */
 function statedAt(lines: readonly string[], p: ExpectedPair): number {
-  const key = new RegExp(`(^|[^\\w])${escape(p.key)}([^\\w]|$)`);
-  const value = /^-?\d+(\.\d+)?$/.test(p.value) ? new RegExp(`(^|[^\\w.])${escape(p.value)}([^\\w]|\\.(?!\\d)|$)`) : new RegExp(escape(p.value));
+  const key = new RegExp(`(^|[^\\w])${escapeRegExp(p.key)}([^\\w]|$)`);
+  const value = /^-?\d+(\.\d+)?$/.test(p.value) ? new RegExp(`(^|[^\\w.])${escapeRegExp(p.value)}([^\\w]|\\.(?!\\d)|$)`) : new RegExp(escapeRegExp(p.value));
   return lines.findIndex((l) => key.test(l) && value.test(l.replace(key, ' ')));
 }
 
@@ -120,7 +120,7 @@ export const answerInInstruction: StaticRule = {
     if (files.length === 0) return;
     // Tests that run the agent's program (or anything), or import its code, check behaviour on their
     // own inputs, not a copied value.
-    if (files.some((tf) => /\b(subprocess|os\.system|os\.popen|pexpect|importlib|requests|socket|urllib)\b/.test(tf.tree.text) || importsBeyondReaders(tf.tree.text))) return;
+    if (files.some((tf) => runsSomething(tf.tree.text) || /\burllib\b/.test(tf.tree.text) || importsBeyondReaders(tf.tree.text))) return;
     // Every assert of every test checks a stated value or the output's shape: nothing else is asked.
     for (const tf of files) {
       const tables = new Set(descendants(tf.tree.root, 'dictionary').map((d) => assignedName(tf.tree, d)).filter((n): n is string => n !== undefined));

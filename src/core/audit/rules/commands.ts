@@ -232,6 +232,9 @@ export function isPytestCommand(cmd: ShellCommand): boolean {
   return false;
 }
 
+const mavenTests = (a: readonly string[]): boolean => a.some((x) => x === 'test' || x === 'verify');
+/** `make test`, `gradle check`: a goal named test or check. */
+const testOrCheckGoal = (a: readonly string[]): boolean => a.some((x) => /^(test|check)$/.test(x));
 const firstOperand = (a: readonly string[]): string => a.find((x) => !x.startsWith('-')) ?? '';
 const scriptRunsTests = (a: readonly string[]): boolean => /^(test|t)$/.test(a[0] ?? '') || (a[0] === 'run' && /^test(:[\w:-]+)?$/.test(a[1] ?? ''));
 /**
@@ -249,9 +252,9 @@ const TEST_RUNNERS: Readonly<Record<string, (args: readonly string[]) => boolean
   jest: () => true, vitest: () => true, mocha: () => true, bats: () => true, ctest: () => true,
   rspec: () => true, phpunit: () => true, prove: () => true,
   bundle: (a) => a[0] === 'exec' && a[1] === 'rspec',
-  make: (a) => a.some((x) => /^(test|check)$/.test(x)),
-  mvn: (a) => a.some((x) => x === 'test' || x === 'verify'), mvnw: (a) => a.some((x) => x === 'test' || x === 'verify'),
-  gradle: (a) => a.some((x) => /^(test|check)$/.test(x)), gradlew: (a) => a.some((x) => /^(test|check)$/.test(x)),
+  make: testOrCheckGoal,
+  mvn: mavenTests, mvnw: mavenTests,
+  gradle: testOrCheckGoal, gradlew: testOrCheckGoal,
 };
 
 /**

@@ -6,6 +6,7 @@ import type { ShellCommand } from '../../parse/shell';
 import type { AuditContext } from '../context';
 import type { StaticRule } from '../rule';
 import { FILE_LIMITS } from '../../loader/files';
+import { escapeRegExp } from '../../parse/regex';
 import { inBuildContext } from './buildContextFiles';
 import { imageLayout } from './imageLayout';
 
@@ -177,8 +178,6 @@ function taskInputUnderTests(ctx: AuditContext, tests: string, src: string): boo
   return files.every((f) => !checksSomething(ctx, f, testCode));
 }
 
-const escapeRe = (x: string): string => x.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-
 /**
  * Whether the instruction names every source of this copy where it lands: the destination path
  * (`/app/p.npy`, a folder `/app/rs`), or a file's bare name (`interp.py`, not `/app/data/east.csv`,
@@ -195,8 +194,8 @@ function handedOver(ctx: AuditContext, copy: DockerCopy): boolean {
     const name = norm(src.value).split('/').pop() ?? '';
     const isFile = /\.\w{1,6}$/.test(name);
     const landed = isFile && intoDir ? `${destAbs.replace(/\/$/, '')}/${name}` : destAbs;
-    if (landed.split('/').length > 2 && new RegExp(`${escapeRe(landed)}(?![\\w-])`).test(text)) return true;
-    return isFile && name.length >= 5 && new RegExp(`(^|[\\s\`'"(])${escapeRe(name)}(?![\\w-])`).test(text);
+    if (landed.split('/').length > 2 && new RegExp(`${escapeRegExp(landed)}(?![\\w-])`).test(text)) return true;
+    return isFile && name.length >= 5 && new RegExp(`(^|[\\s\`'"(])${escapeRegExp(name)}(?![\\w-])`).test(text);
   });
 }
 
@@ -316,7 +315,7 @@ export const copySourceMissing: StaticRule = {
     const prebuilt = ctx.task.environment.dockerImage !== undefined;
     const taskDirs = prebuilt ? foldersOf(ctx.task.files) : new Set<string>();
     for (const copy of df.copies) {
-      if (copy.from !== undefined || !copy.dest || copy.instruction.argsText.includes('<<')) continue;
+      if (copy.from !== undefined || !copy.dest) continue;
       for (const src of copy.sources) {
         const v = src.value;
         if (/^(https?:|git@)/.test(v) || v.includes('$')) continue;

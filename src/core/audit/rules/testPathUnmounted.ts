@@ -6,25 +6,12 @@
  * solution's too — and if the agent makes the path, its own file is what gets run.
  */
 import path from 'node:path/posix';
-import { effectiveWords, type ShellCommand, type ShellScript } from '../../parse/shell';
+import { effectiveWords, type ShellCommand } from '../../parse/shell';
 import type { AuditContext } from '../context';
 import type { Report, StaticRule } from '../rule';
 import { isPytestCommand } from './commands';
-import { imageFills, imageLayout } from './imageLayout';
-
-/** The working folder in effect at `cmd`: the last literal `cd`/`pushd` before it, else the image's; undefined when unknown. */
-function cwdAt(script: ShellScript, cmd: ShellCommand, imageWorkdir: string | undefined): string | undefined {
-  let cwd = imageWorkdir;
-  for (const c of script.commands) {
-    if (c.start >= cmd.start) break;
-    if (c.name !== 'cd' && c.name !== 'pushd') continue;
-    const to = c.args.find((a) => !a.value.startsWith('-'))?.value;
-    // A `cd` that may not run, or to a folder named by a variable, leaves the folder unknown.
-    if (c.conditional || c.inFunction || to === undefined || to.includes('$') || to.includes('`')) return undefined;
-    cwd = to.startsWith('/') ? to : cwd === undefined ? undefined : path.join(cwd, to);
-  }
-  return cwd;
-}
+import { imageFills } from './imageLayout';
+import { resolveWord, workingDirAt } from './workingDir';
 
 /** The test files a command runs: pytest's file operands, or the script `python3 X.py` runs. */
 function testFilesRun(cmd: ShellCommand): string[] {
@@ -46,13 +33,12 @@ export const testPathUnmounted: StaticRule = {
     const script = ctx.shell(entry);
     if (!script) return;
     const mounted = new Map(ctx.mountedTests.map((m) => [m.rel, m.file]));
-    const workdir = ctx.task.environment.workdir ?? imageLayout(ctx).workdir;
     for (const cmd of script.commands) {
       for (const file of testFilesRun(cmd)) {
-        if (file.includes('$') || file.includes('*')) continue;
-        const cwd = file.startsWith('/') ? '/' : cwdAt(script, cmd, workdir);
-        if (cwd === undefined) continue;
-        const abs = path.resolve(cwd, file);
+        if (file.includes('*')) continue;
+        const cwd = file.startsWith('/') ? '/' : workingDirAt(ctx, script, cmd);
+        const abs = cwd === undefined ? undefined : resolveWord(file, cwd);
+        if (abs === undefined) continue;
         if (abs === '/tests' || abs.startsWith('/tests/')) continue;
         // Only a file the task's tests/ holds, under the same name below a `tests` folder: the author meant /tests.
         const m = /(?:^|\/)tests\/(.+)$/.exec(abs);
