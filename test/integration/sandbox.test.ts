@@ -8,7 +8,9 @@ import { NopAgent } from '../../src/core/agents/nop';
 import { OracleAgent } from '../../src/core/agents/oracle';
 import { loadTask } from '../../src/core/loader/index';
 import { newRunId, readRun, RunStore } from '../../src/core/results/store';
+import Docker from 'dockerode';
 import { DockerodeRuntime } from '../../src/core/sandbox/dockerRuntime';
+import { environmentDockerOptions } from '../../src/core/sandbox/engines';
 import { LEASE_REFRESH_MS, LEASE_STALE_FACTOR, leaseDir } from '../../src/core/sandbox/lease';
 import { reapOrphans } from '../../src/core/sandbox/reaper';
 import { TrialRunner } from '../../src/core/sandbox/runner';
@@ -143,6 +145,37 @@ void describe('sandbox trials (integration)', () => {
       assert.match(r?.record.infra?.message ?? '', /beside 'main' \(helper\)/);
       assert.deepEqual(await containersOf(LABEL_RUN, s.id), []);
     } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  void it('runs a present docker_image as Harbor does, without building environment/Dockerfile; an absent one falls back to the build --force-build would make (integration)', async () => {
+    const s = store('prebuilt');
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tw-prebuilt-'));
+    const task = path.join(dir, 'harbor-prebuilt');
+    fs.cpSync(path.join(fixtures, 'harbor-valid'), task, { recursive: true });
+    const runner = new TrialRunner({ runtime }, s);
+    // The prebuilt image: the valid task's own build, under a stock-looking tag (labels kept).
+    const { ref } = await runner.images.ensure(await loadTask(task));
+    const prebuilt = 'taskwright/prebuilt-fixture:1';
+    await new Docker(environmentDockerOptions()).getImage(ref).tag({ repo: 'taskwright/prebuilt-fixture', tag: '1' });
+    fs.appendFileSync(path.join(task, 'task.toml'), `docker_image = "${prebuilt}"\n`);
+    // A Dockerfile that cannot build: a trial that passes never built it.
+    fs.appendFileSync(path.join(task, 'environment/Dockerfile'), '\nRUN echo "not built when docker_image is present" && exit 3\n');
+    try {
+      const [r] = await runner.runJob({ task: await loadTask(task), taskPath: 'harbor-prebuilt', agent: new OracleAgent(), attempt: 1 }, { concurrency: 1, retries: 0 });
+      assert.equal(r?.record.outcome, 'passed', JSON.stringify(r?.record));
+      const log = fs.readFileSync(path.join(s.dir, r?.record.logs ?? '', 'build.log'), 'utf8');
+      assert.match(log, /using image taskwright\/prebuilt-fixture:1 \(docker_image, present locally\)/);
+      await runtime.removeImage(prebuilt);
+      const [b] = await runner.runJob({ task: await loadTask(task), taskPath: 'harbor-prebuilt', agent: new OracleAgent(), attempt: 2 }, { concurrency: 1, retries: 0 });
+      assert.equal(b?.record.outcome, 'infra-error', JSON.stringify(b?.record));
+      assert.equal(b?.record.infra?.kind, 'build-failed');
+      const blog = fs.readFileSync(path.join(s.dir, b?.record.logs ?? '', 'build.log'), 'utf8');
+      assert.match(blog, /not present locally and Taskwright never pulls: building environment\/Dockerfile instead/);
+      assert.deepEqual(await containersOf(LABEL_RUN, s.id), []);
+    } finally {
+      await runtime.removeImage(prebuilt).catch(() => undefined);
       fs.rmSync(dir, { recursive: true, force: true });
     }
   });

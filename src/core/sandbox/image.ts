@@ -116,6 +116,21 @@ export class ImageCache {
     }
     for (const n of notes) log(`note: ${n}\n`);
 
+    if (contextDir && dockerfile && task.format === 'harbor' && env.dockerImage) {
+      // Harbor runs a configured docker_image as it is and builds the Dockerfile only under
+      // --force-build (environments/definition.py, should_use_prebuilt_docker_image): a trial here
+      // must start where Harbor's would. Taskwright never pulls, so an absent image falls back to
+      // the build Harbor's --force-build would make, and says so.
+      const rel = path.relative(task.dir, dockerfile) || 'Dockerfile';
+      if (await this.runtime.imageExists(env.dockerImage)) {
+        log(`using image ${env.dockerImage} (docker_image, present locally): Harbor runs it as it is, so ${rel} is not built (Harbor builds it only under --force-build)\n`);
+        checkLog();
+        return { ref: env.dockerImage, built: false, source: 'docker_image', buildSec: 0, env: composeEnv, workdir, notes };
+      }
+      const note = `docker_image ${env.dockerImage} is not present locally and Taskwright never pulls: building ${rel} instead, as Harbor does under --force-build`;
+      notes.push(note);
+      log(`note: ${note}\n`);
+    }
     if (contextDir && dockerfile) {
       // A compose `build.context: ../..` or an environment folder linked elsewhere would send host files.
       assertInsideTask(task.dir, contextDir);
