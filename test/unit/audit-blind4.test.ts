@@ -117,6 +117,18 @@ void describe('loader problems said where the reader looks (blind4)', () => {
     assert.deepEqual(await where({ environment: 'x', 'tests/test.sh': '#!/bin/bash\n' }, 'missing-environment'),
       ['environment no environment: environment is a file, not a folder, so there is nothing to build (expected environment/Dockerfile, environment/docker-compose.yaml or [environment] docker_image)']);
   });
+  void it('an environment/ kept with only a placeholder (a desktop-provider task): a note; an environment/ of other files: an error', async () => {
+    const severities = async (files: Record<string, string>): Promise<string[]> => {
+      const dir = tempTree({ 'task.toml': toml, 'instruction.md': 'Click the button.\n', 'tests/test.sh': '#!/bin/bash\n', ...files }, 'tw-where-');
+      try {
+        return (await loadTask(dir)).problems.filter((p) => p.rule === 'missing-environment').map((p) => `${p.severity} ${p.file ?? '-'}`);
+      } finally {
+        fs.rmSync(dir, { recursive: true, force: true });
+      }
+    };
+    assert.deepEqual(await severities({ 'environment/.gitkeep': '\n' }), ['info task.toml']);
+    assert.deepEqual(await severities({ 'environment/.gitkeep': '\n', 'environment/setup.sh': '#!/bin/bash\napt-get install -y xdotool\n' }), ['error task.toml']);
+  });
   void it('a verifier in test/ instead of tests/: on the misplaced script; none anywhere: on task.toml', async () => {
     const moved = await where({ 'environment/Dockerfile': 'FROM debian:bookworm-slim\n', 'test/test.sh': '#!/bin/bash\n' }, 'missing-test-entry');
     assert.equal(moved.length, 1);
