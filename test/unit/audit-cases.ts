@@ -307,6 +307,15 @@ export const CASES: readonly RuleCase[] = [
     good: { 'tests/test_outputs.py': 'import json\nfrom pathlib import Path\n\nCANDIDATES = ["/app/totals.json", "/workspace/out/totals.json"]\n\n\ndef test_totals():\n    path = next(Path(p) for p in CANDIDATES if Path(p).exists())\n    assert json.loads(path.read_text()) == {"north": 12.5}\n' },
   },
   {
+    // The instruction names the folder and the file apart, in one sentence: it states the tested path.
+    rule: 'test-path-disagrees', variant: 'folder and file named apart', base: 'clean-harbor',
+    bad: { 'tests/test_outputs.py': 'import json\nfrom pathlib import Path\n\n\ndef test_copy():\n    assert json.loads(Path("/workspace/out/totals.json").read_text()) == {"north": 12.5}\n' },
+    good: {
+      'tests/test_outputs.py': 'import json\nfrom pathlib import Path\n\n\ndef test_copy():\n    assert json.loads(Path("/workspace/out/totals.json").read_text()) == {"north": 12.5}\n',
+      'instruction.md': 'Write the total `amount` per region of `/app/data/orders.csv` to `/app/totals.json`. Keep a copy under `/workspace/out/` with the same name, `totals.json`.\n',
+    },
+  },
+  {
     rule: 'secret-in-image', base: 'clean-harbor',
     bad: { 'environment/Dockerfile': DOCKER('ARG HF_TOKEN=""\nENV HF_TOKEN=${HF_TOKEN}\n') },
     good: { 'environment/Dockerfile': DOCKER('ARG HF_TOKEN=""\nRUN --mount=type=secret,id=hf_token true\nENV HF_HOME=/app/.cache\n') },

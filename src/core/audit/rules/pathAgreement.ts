@@ -2,6 +2,7 @@ import path from 'node:path';
 import type { AuditContext } from '../context';
 import type { Report, StaticRule } from '../rule';
 import { projectFolderDisagrees } from './projectFolder';
+import { escapeRegExp } from '../../parse/regex';
 import { testStrings, writtenByTest } from './pythonTests';
 
 /**
@@ -49,7 +50,17 @@ function* namedPathDisagrees(ctx: AuditContext): Generator<Report> {
     // writes there, or the test writes it itself.
     const links = df.split('\n').filter((l) => /\bln\s+-\w*s/.test(l));
     if (df.includes(dir) || sol.includes(dir) || writtenByTest(s.tree, s.node)) continue;
+    // The instruction names the tested folder and, in the same sentence, the file by its bare name
+    // ("under `/app/sample_prod/` with `prices.csv` and `positions.csv`"): it states the tested path.
+    if (namesFolderAndFile(instr, dir, base)) continue;
     if (links.some((l) => l.includes(dir) || asked.some((a) => l.includes(path.posix.dirname(a))))) continue;
     yield { file: s.file, range: ctx.range(s.file, s.node.start, s.node.end), message: `The tests read ${v}, but the instruction names ${asked[0]}: an agent that follows the instruction reads or writes the other path, and the test fails. Make the two agree.` };
   }
+}
+
+/** Whether one sentence of `instr` names folder `dir` as a path and `base` as a bare file name (not the tail of another path). */
+function namesFolderAndFile(instr: string, dir: string, base: string): boolean {
+  const folder = new RegExp(`(?<![\\w./-])${escapeRegExp(dir)}(?:/|(?![\\w.-]))`);
+  const bare = new RegExp(`(?<![\\w./-])${escapeRegExp(base)}(?![\\w-])`);
+  return instr.split(/(?<=[.!?:;])\s+|\n+/).some((sentence) => folder.test(sentence) && bare.test(sentence));
 }
