@@ -18,7 +18,18 @@ export const ST_FILES = (test: string): Files => ({
 /** The clean Harbor fixture with the tests recomputing the totals from the agent's own /app/data copy. */
 export const RC_TEST = 'import csv\nimport json\nfrom pathlib import Path\n\nAPP = Path("/app")\nORDERS = APP / "data" / "orders.csv"\n\n\ndef _expected():\n    totals = {}\n    with ORDERS.open() as fh:\n        for row in csv.DictReader(fh):\n            totals[row["region"]] = totals.get(row["region"], 0.0) + float(row["amount"])\n    return totals\n\n\ndef test_totals_match():\n    got = json.loads((APP / "totals.json").read_text())\n    assert got == _expected()\n';
 
+/** A log-summary task (the log shipped at /app/access.log) whose tests recompute the answer from a given log. */
+const LOG_INSTRUCTION = 'Summarise the web server log at `/app/access.log`: write `/app/report.json` with `total_requests`, `unique_ips` and `top_path`.\n';
+const LOG_TEST = (log: string): string => `import json\nfrom collections import Counter\nfrom pathlib import Path\n\nLOG = Path("${log}")\n\n\ndef _expected():\n    lines = [l for l in LOG.read_text().splitlines() if l.strip()]\n    paths = Counter(l.split()[6] for l in lines)\n    return {"total_requests": len(lines), "unique_ips": len({l.split()[0] for l in lines}), "top_path": paths.most_common(1)[0][0]}\n\n\ndef test_report():\n    assert json.loads(Path("/app/report.json").read_text()) == _expected()\n`;
+const LOG_LINE = '10.0.0.1 - - [01/Jan/2025:00:00:01 +0000] "GET /index.html HTTP/1.1" 200 512\n';
+
 export const RECALL_TEST_CASES: readonly RuleCase[] = [
+  {
+    // A server log is input data like a CSV: recomputing from the agent's copy lets it rewrite both sides.
+    rule: 'expected-from-agent-writable-path', variant: 'recomputed from a shipped access log', base: 'clean-harbor',
+    bad: { 'instruction.md': LOG_INSTRUCTION, 'environment/access.log': LOG_LINE, 'environment/Dockerfile': 'FROM python:3.12-slim-bookworm\n\nRUN pip install --no-cache-dir pytest==8.3.3\n\nWORKDIR /app\nCOPY access.log /app/access.log\n', 'tests/test_outputs.py': LOG_TEST('/app/access.log') },
+    good: { 'instruction.md': LOG_INSTRUCTION, 'environment/access.log': LOG_LINE, 'tests/access.log': LOG_LINE, 'environment/Dockerfile': 'FROM python:3.12-slim-bookworm\n\nRUN pip install --no-cache-dir pytest==8.3.3\n\nWORKDIR /app\nCOPY access.log /app/access.log\n', 'tests/test_outputs.py': LOG_TEST('/tests/access.log') },
+  },
   {
     rule: 'source-text-grading', base: 'clean-harbor',
     bad: ST_FILES(ST_TEST(ST_TEXT_BODY)),
