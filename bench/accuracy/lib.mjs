@@ -30,6 +30,9 @@ export const BLIND7_TASK_SAMPLE = 10;
 // The eighth: the next twelve of the seventh set's order, one of them a fork of the Terminal-Bench
 // repository whose original tasks (well-kept ones) take most of the sample; after the seventh's fixes.
 export const BLIND8_TASK_SAMPLE = 10;
+// The ninth: twelve repositories by twelve new authors, the seventh order's last candidates then a seeded
+// order (`sha256("20261207:b9:" + repo)`) of new public listings; measured after the eighth set's fixes.
+export const BLIND9_TASK_SAMPLE = 10;
 
 /**
  * The corpus sets, each with its own label file (`source`, the reader's random-sample reading),
@@ -47,6 +50,7 @@ export const SETS = [
   { id: 'blind6', title: 'sixth blind held-out corpora', source: 'blind6.json', size: HELDOUT_PRECISION_SAMPLE, target: BLIND6_TASK_SAMPLE, cleanAnywhere: true, frozen: 'blind6-blind.json' },
   { id: 'blind7', title: 'seventh blind held-out corpora', source: 'blind7.json', size: HELDOUT_PRECISION_SAMPLE, target: BLIND7_TASK_SAMPLE, cleanAnywhere: true, frozen: 'blind7-blind.json' },
   { id: 'blind8', title: 'eighth blind held-out corpora', source: 'blind8.json', size: HELDOUT_PRECISION_SAMPLE, target: BLIND8_TASK_SAMPLE, cleanAnywhere: true, frozen: 'blind8-blind.json' },
+  { id: 'blind9', title: 'ninth blind held-out corpora', source: 'blind9.json', size: HELDOUT_PRECISION_SAMPLE, target: BLIND9_TASK_SAMPLE, cleanAnywhere: true, frozen: 'blind9-blind.json' },
 ];
 
 /** The set a corpora.json entry belongs to: its `set`, else `heldOut: true` (the old form) → heldout, else dev. */
