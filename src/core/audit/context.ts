@@ -7,10 +7,17 @@ import { analyseShell, type ShellScript } from '../parse/shell';
 import type { SyntaxTree } from '../parse/syntax';
 import { parseSync } from '../parse/treeSitter';
 import { parseYamlShared } from '../parse/yamlShared';
+import { inFolders, vendoredFolders } from '../model/vendored';
 import { imageLayout } from './rules/imageLayout';
 
 /** Files bigger than this are not read as text (data blobs, models). */
 const MAX_TEXT_BYTES = 512 * 1024;
+/**
+ * Text read per task beyond its own config, instruction, Dockerfile, verifier entry and solution: a
+ * task that checks in a dataset of scripts still gets its tests read (they come first, shallowest
+ * first), and one audit stays within a worker's heap whatever the task holds.
+ */
+const MAX_TASK_TEXT_BYTES = 16 * 1024 * 1024;
 const DATA_EXTENSIONS = /\.(json|ya?ml|toml)$/i;
 /** `Dockerfile`, `Dockerfile.gpu`, `api.Dockerfile`, in any folder. */
 const DOCKERFILE_NAME = /(^|\/)(Dockerfile(\.[\w.-]+)?|[\w.-]+\.[Dd]ockerfile)$/;
@@ -33,6 +40,8 @@ export class AuditContext {
   readonly testPython: readonly string[];
   /** The reference solution script (`solution/solve.sh`, `solution.sh`), when it is a script. */
   readonly solutionScript?: string;
+  /** Folders of vendored third-party source (see vendoredFolders): not read, not the task's tests. */
+  readonly vendored: readonly string[];
   /** Build-context files, relative to the context folder. */
   readonly contextFiles: ReadonlySet<string>;
   readonly fileSet: ReadonlySet<string>;
@@ -41,10 +50,12 @@ export class AuditContext {
   /** The task files the verifier gets under its tests folder, with their path there (see mountedTestFiles). */
   readonly mountedTests: readonly { readonly file: string; readonly rel: string }[];
 
-  private constructor(readonly task: Task, private readonly texts: ReadonlyMap<string, string>) {
+  private constructor(readonly task: Task, private readonly texts: ReadonlyMap<string, string>, vendored: readonly string[]) {
+    this.vendored = vendored;
     // What the verifier sees under /tests (a multi-step task's shared tests/ included).
     this.mountedTests = mountedTestFiles(task);
-    const mounted = this.mountedTests.map((m) => m.file);
+    // A library copy under tests/ is mounted too, but its test suite is not the verifier's.
+    const mounted = this.mountedTests.map((m) => m.file).filter((f) => !inFolders(f, vendored));
     const scripts = new Set<string>();
     if (task.files.includes(task.verifier.entry)) scripts.add(task.verifier.entry);
     for (const f of mounted) if (f.endsWith('.sh')) scripts.add(f);
@@ -70,32 +81,44 @@ export class AuditContext {
     add(task.environment.composeFile);
     add(task.verifier.entry);
     add(task.solution.file);
-    const tests = testsLayers(task.verifier).map((d) => `${d}/`);
+    const layers = testsLayers(task.verifier);
+    const tests = layers.map((d) => `${d}/`);
+    const vendored = vendoredFolders(task.files, [...layers, trimSlash(task.environment.contextDir || '.')]);
+    const extra: string[] = [];
     for (const f of task.files) {
-      if (wanted.has(f)) continue;
-      if (/\.(sh|py)$/.test(f) || DOCKERFILE_NAME.test(f)) wanted.add(f);
-      else if (tests.some((d) => f.startsWith(d)) || DATA_EXTENSIONS.test(f)) { wanted.add(f); data.add(f); }
+      if (wanted.has(f) || inFolders(f, vendored)) continue;
+      if (/\.(sh|py)$/.test(f) || DOCKERFILE_NAME.test(f)) extra.push(f);
+      else if (tests.some((d) => f.startsWith(d)) || DATA_EXTENSIONS.test(f)) { extra.push(f); data.add(f); }
     }
+    // Within the budget, the tests first, then the shallowest files (the task's own, not a dataset's).
+    const rank = (f: string): number => (tests.some((d) => f.startsWith(d)) ? 0 : 1000) + f.split('/').length;
+    extra.sort((a, b) => rank(a) - rank(b) || (a < b ? -1 : a > b ? 1 : 0));
     const texts = new Map<string, string>();
     const files = new Set(task.files);
+    let budget = MAX_TASK_TEXT_BYTES;
     // Task files are small: synchronous reads cost a fraction of the thread-pool round trips of
     // fs.promises (measured in bench/audit-throughput.ts); big files are skipped by size first.
-    for (const rel of wanted) {
+    for (const rel of [...wanted, ...extra]) {
       signal?.throwIfAborted();
+      const core = wanted.has(rel);
       const abs = path.join(task.dir, rel);
       const fromOverlay = overlay?.get(abs) ?? overlay?.get(rel);
       if (fromOverlay !== undefined) { texts.set(rel, fromOverlay); continue; }
-      if (!files.has(rel)) continue;
+      if (!files.has(rel) || (!core && budget <= 0)) continue;
       try {
         if (data.has(rel) && fs.statSync(abs).size > MAX_TEXT_BYTES) continue;
         const buf = fs.readFileSync(abs);
         if (buf.length > MAX_TEXT_BYTES || buf.includes(0)) continue;
+        if (!core) {
+          if (buf.length > budget) continue;
+          budget -= buf.length;
+        }
         texts.set(rel, buf.toString('utf8'));
       } catch {
         // Unreadable files are the loader's business (missing-* problems); rules see them as absent.
       }
     }
-    return Promise.resolve(new AuditContext(task, texts));
+    return Promise.resolve(new AuditContext(task, texts, vendored));
   }
 
   text(rel: string | undefined): string | undefined {

@@ -9,6 +9,8 @@ export interface PoolOptions {
   /** Worker threads; 1 audits in this thread. Default: the cores Node may use. */
   readonly jobs?: number;
   readonly signal?: AbortSignal;
+  /** Old-generation heap of each worker, in MB (default WORKER_LIMITS); a task that needs more is audited in this thread. */
+  readonly workerHeapMb?: number;
 }
 
 /** Tasks handed to each worker ahead of its answers, so none waits on a round trip. */
@@ -45,7 +47,8 @@ type Answer = { i: number; record: AuditRecord } | { i: number; error: string };
 /**
  * Loads and audits every task folder, in the order given, on `jobs` worker threads; yields each task's
  * record as soon as it and every earlier one are done. Stops the workers when the consumer stops,
- * on abort, or on the first failure (which it rethrows with the task's folder).
+ * on abort, or on the first failure (which it rethrows with the task's folder); a worker that dies on a
+ * task is replaced (see onDeath).
  */
 export async function* auditDirs(dirs: readonly string[], options: PoolOptions = {}): AsyncGenerator<AuditRecord> {
   const jobs = Math.min(options.jobs ?? defaultJobs(), Math.max(1, dirs.length));
@@ -60,37 +63,63 @@ export async function* auditDirs(dirs: readonly string[], options: PoolOptions =
   const script = workerScript();
   const workers: Worker[] = [];
   const done = new Map<number, AuditRecord>();
-  const load = new Map<Worker, number>();
+  /** Indices sent to each worker and not answered yet, in the order it takes them. */
+  const pending = new Map<Worker, number[]>();
   let nextToSend = 0;
   let nextToYield = 0;
   let failure: Error | undefined;
   let wake: (() => void) | undefined;
   const notify = (): void => { const w = wake; wake = undefined; w?.(); };
+  const post = (w: Worker, i: number): void => {
+    pending.get(w)?.push(i);
+    const msg: WorkerRequest = { i, dir: dirs[i] as string };
+    w.postMessage(msg);
+  };
   const send = (w: Worker): void => {
-    while (nextToSend < dirs.length && (load.get(w) ?? 0) < AHEAD_PER_WORKER && nextToSend < nextToYield + REORDER_WINDOW) {
-      const msg: WorkerRequest = { i: nextToSend, dir: dirs[nextToSend] as string };
-      nextToSend++;
-      load.set(w, (load.get(w) ?? 0) + 1);
-      w.postMessage(msg);
-    }
+    while (nextToSend < dirs.length && (pending.get(w)?.length ?? AHEAD_PER_WORKER) < AHEAD_PER_WORKER && nextToSend < nextToYield + REORDER_WINDOW) post(w, nextToSend++);
   };
   const onAbort = (): void => { failure ??= signal?.reason instanceof Error ? signal.reason : new Error('aborted'); notify(); };
   signal?.addEventListener('abort', onAbort);
-  try {
-    for (let k = 0; k < jobs; k++) {
-      const w = new Worker(script, { resourceLimits: WORKER_LIMITS });
-      w.on('message', (a: Answer) => {
-        load.set(w, (load.get(w) ?? 1) - 1);
-        if ('error' in a) failure ??= new Error(a.error);
-        else done.set(a.i, a.record);
-        notify();
-      });
-      w.on('error', (e) => { failure ??= new Error(`an audit worker failed: ${e.message}`); notify(); });
-      w.on('exit', (code) => { if (code !== 0) { failure ??= new Error(`an audit worker exited with code ${code}`); notify(); } });
-      workers.push(w);
-      load.set(w, 0);
+  /**
+   * A worker that dies (its heap limit reached on one huge task) takes only that task with it: the
+   * task it was on is audited again in this thread, without the worker's limit, and the rest it held
+   * go to a fresh worker. One pathological folder must not cost the other thousands their results.
+   */
+  const onDeath = (w: Worker, why: string): void => {
+    const held = pending.get(w);
+    if (!held || failure) return;
+    pending.delete(w);
+    workers.splice(workers.indexOf(w), 1);
+    const [culprit, ...rest] = held;
+    if (culprit !== undefined) {
+      auditDir(dirs[culprit] as string, signal ? { signal } : {}).then(
+        (record) => { done.set(culprit, record); notify(); },
+        (e: unknown) => { failure ??= new Error(`an audit worker failed (${why}) and auditing ${dirs[culprit] as string} again failed: ${e instanceof Error ? e.message : String(e)}`); notify(); },
+      );
     }
-    for (const w of workers) send(w);
+    const fresh = spawn();
+    for (const i of rest) post(fresh, i);
+    send(fresh);
+  };
+  const spawn = (): Worker => {
+    const w = new Worker(script, { resourceLimits: { ...WORKER_LIMITS, ...(options.workerHeapMb ? { maxOldGenerationSizeMb: options.workerHeapMb } : {}) } });
+    pending.set(w, []);
+    w.on('message', (a: Answer) => {
+      const held = pending.get(w);
+      const at = held?.indexOf(a.i) ?? -1;
+      if (held && at >= 0) held.splice(at, 1);
+      if ('error' in a) failure ??= new Error(a.error);
+      else done.set(a.i, a.record);
+      notify();
+    });
+    w.on('error', (e) => onDeath(w, e.message));
+    w.on('exit', (code) => { if (code !== 0) onDeath(w, `exit code ${code}`); });
+    workers.push(w);
+    return w;
+  };
+  try {
+    for (let k = 0; k < jobs; k++) spawn();
+    for (const w of [...workers]) send(w);
     while (nextToYield < dirs.length) {
       if (failure) throw failure;
       const record = done.get(nextToYield);
@@ -100,11 +129,14 @@ export async function* auditDirs(dirs: readonly string[], options: PoolOptions =
       }
       done.delete(nextToYield);
       nextToYield++;
-      for (const w of workers) send(w);
+      for (const w of [...workers]) send(w);
       yield record;
     }
   } finally {
     signal?.removeEventListener('abort', onAbort);
-    await Promise.all(workers.map((w) => w.terminate()));
+    // Terminated on purpose: their exit is no death to recover from.
+    const all = [...workers];
+    pending.clear();
+    await Promise.all(all.map((w) => w.terminate()));
   }
 }

@@ -1,6 +1,7 @@
 import type { AuditContext } from '../context';
 import type { Report, StaticRule } from '../rule';
 import { placeholderSolution } from './dockerfile';
+import { inFolders } from '../../model/vendored';
 
 /**
  * Environment data that a generator wrote as chat or as the script meant to make it: a `.crt` that
@@ -20,13 +21,19 @@ const CHAT_OPENING = /^\s*(?:(?:I'll|I will|I need to|I'm going to|I am going to
 /** The head of a Python program: a shebang, imports, or a docstring followed by imports. */
 const PYTHON_SOURCE = /^(?:#![^\n]*\bpython[\d.]*\b[^\n]*\n|(?:import [\w.]+(?: as \w+)?(?:, [\w.]+(?: as \w+)?)*|from [\w.]+ import [\w*, ]+)\s*\n)/;
 
+/**
+ * Code by its name: a code extension, last or before a text one (`test_x.py.txt`, `main.c.txt`: a
+ * listing kept as text says what it holds).
+ */
+const CODE_NAME = /\.(md|py|sh|js|ts|go|rs|c|h|cpp|java|rb)(\.(txt|bak|orig|log))?$/;
+
 /** Data files of the build context (not the tests or the solution, which the agent never reads as data). */
 function environmentDataFiles(ctx: AuditContext): string[] {
   const tests = (ctx.task.verifier.testsDir || 'tests').replace(/\/+$/, '');
   const envDir = (ctx.task.environment.contextDir || '.').replace(/^\.\/?/, '').replace(/\/+$/, '');
   return ctx.task.files.filter((f) => (envDir === '' || f.startsWith(`${envDir}/`))
     && !f.startsWith(`${tests}/`) && !f.startsWith('solution/') && !/^solution\.(sh|ya?ml)$/.test(f) && !/^steps\//.test(f)
-    && DATA_FILE.test(f) && !NOT_DATA.test(f) && !/\.(md|py|sh|js|ts|go|rs|c|h|cpp|java|rb)$/.test(f));
+    && DATA_FILE.test(f) && !NOT_DATA.test(f) && !CODE_NAME.test(f) && !inFolders(f, ctx.vendored));
 }
 
 /** llm-artifact-in-task: a data file that opens with a generator's chat. */

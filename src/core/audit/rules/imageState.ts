@@ -159,18 +159,25 @@ export const answerInImage: StaticRule = {
     const sol = ctx.text(ctx.solutionScript) ?? (ctx.task.solution.commands ?? []).map((c) => c.command).join('\n');
     const byLine = new Map<number, string[]>();
     const testsDir = (ctx.task.verifier.testsDir || 'tests').replace(/\/+$/, '');
+    // Names of the files the tests folder ships, once: an image that copies in a vendored source tree
+    // lists thousands of files, and each test below is a scan of the whole test text.
+    const testsOwn = new Set(ctx.task.files.filter((f) => f.startsWith(`${testsDir}/`)).map((f) => path.posix.basename(f)));
+    const hasSolution = ctx.task.solution.file !== undefined;
     for (const [dest, { line }] of imageLayout(ctx).files) {
       const name = path.posix.basename(dest);
+      // The name tests (cheap) come before the text scans, in the order the verdict needs them.
+      const answerNamed = ANSWER_NAME.test(dest) && !DOC_NAME.test(name);
+      const dataNamed = hasSolution && DATA_FILE.test(name);
+      if (!answerNamed && !dataNamed) continue;
       // An answer is what the verifier compares against: the tests must reach it (by name or by a
       // folder of it), and the instruction must not hand it to the agent (by name or folder).
       const folders = dest.split('/').slice(1, -1).filter((d) => ANSWER_NAME.test(`/${d}`));
-      const reachedByTests = tests.includes(name) || folders.some((d) => tests.includes(d));
-      const givenToAgent = instr.includes(name) || folders.some((d) => instr.includes(d));
       // The tests reaching the name while shipping a file of that name themselves read their own copy
       // (unless they open the image path); a README beside the answers documents, it answers nothing.
-      const ownCopy = ctx.task.files.some((f) => f.startsWith(`${testsDir}/`) && path.posix.basename(f) === name) && !tests.includes(dest);
-      const named = ANSWER_NAME.test(dest) && reachedByTests && !givenToAgent && !ownCopy && !DOC_NAME.test(name);
-      const gradingOnly = DATA_FILE.test(name) && tests.includes(dest) && !instr.includes(name) && !sol.includes(name) && ctx.task.solution.file !== undefined;
+      const named = answerNamed && (tests.includes(name) || folders.some((d) => tests.includes(d)))
+        && !(instr.includes(name) || folders.some((d) => instr.includes(d)))
+        && !(testsOwn.has(name) && !tests.includes(dest));
+      const gradingOnly = dataNamed && tests.includes(dest) && !instr.includes(name) && !sol.includes(name);
       if (!named && !gradingOnly) continue;
       byLine.set(line, [...(byLine.get(line) ?? []), dest]);
     }

@@ -1,0 +1,66 @@
+/**
+ * Third-party source a task carries as it is: an installed-packages folder, or a copy of a whole
+ * library (a "pristine" checkout the grader diffs against, the host project the agent edits). Its
+ * code is not the task's harness: a rule that reads its tests as the verifier's, or its scripts as
+ * the task's, reports on someone else's project (and a copy of scipy is thousands of files).
+ */
+
+/** Folders that hold installed or vendored packages by convention. */
+const VENDOR_FOLDER = /^(site-packages|dist-packages|node_modules|vendor|vendored|_vendor|third[_-]party|\.venv|venv)$/;
+/** Installed-package metadata: the folder holding it is an install target (site-packages by another name). */
+const PACKAGE_METADATA = /\.(dist-info|egg-info)$/;
+/** A library's own test suite folder inside its package. */
+const SUITE_FOLDER = /^(tests?|testing)$/;
+/**
+ * Python files a package must hold before its own nested test suite marks it as a library copy: a
+ * task's small helper package with a tests/ folder inside stays the task's own.
+ */
+const LIBRARY_MIN_PY = 40;
+
+/**
+ * The folders (relative, no trailing slash) whose files are vendored third-party source, outermost
+ * only. `roots` are folders never taken as vendored themselves (the tests folder, the build context):
+ * a task's tests/ being a package does not make the task's tests someone else's.
+ */
+export function vendoredFolders(files: readonly string[], roots: readonly string[] = []): string[] {
+  const found = new Set<string>();
+  const packages = new Set<string>();
+  for (const f of files) {
+    const parts = f.split('/');
+    for (let i = 0; i < parts.length - 1; i++) {
+      const seg = parts[i] as string;
+      if (VENDOR_FOLDER.test(seg)) { found.add(parts.slice(0, i + 1).join('/')); break; }
+      if (PACKAGE_METADATA.test(seg) && i > 0) { found.add(parts.slice(0, i).join('/')); break; }
+    }
+    if (parts[parts.length - 1] === '__init__.py' && parts.length > 1) packages.add(parts.slice(0, -1).join('/'));
+  }
+  // A top-level package (its parent is no package) holding many modules and its own test suite.
+  const pyCount = new Map<string, number>();
+  const hasSuite = new Set<string>();
+  const topOf = (dir: string): string | undefined => {
+    let top: string | undefined;
+    for (let d = dir; packages.has(d); d = d.slice(0, Math.max(0, d.lastIndexOf('/')))) {
+      top = d;
+      if (!d.includes('/')) break;
+    }
+    return top;
+  };
+  for (const f of files) {
+    if (!f.endsWith('.py')) continue;
+    const dir = f.slice(0, Math.max(0, f.lastIndexOf('/')));
+    const top = topOf(dir);
+    if (top === undefined || roots.includes(top)) continue;
+    pyCount.set(top, (pyCount.get(top) ?? 0) + 1);
+    const inner = dir.slice(top.length).split('/');
+    if (inner.some((s) => SUITE_FOLDER.test(s))) hasSuite.add(top);
+  }
+  for (const [top, n] of pyCount) if (n >= LIBRARY_MIN_PY && hasSuite.has(top)) found.add(top);
+  // Outermost only, and never a root itself.
+  const sorted = [...found].filter((d) => d !== '' && !roots.includes(d)).sort();
+  return sorted.filter((d, i) => !sorted.slice(0, i).some((o) => d.startsWith(`${o}/`)));
+}
+
+/** Whether `file` lies inside one of `folders`. */
+export function inFolders(file: string, folders: readonly string[]): boolean {
+  return folders.some((d) => file.startsWith(`${d}/`));
+}
