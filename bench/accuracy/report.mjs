@@ -124,11 +124,14 @@ export function blindData(s, commit) {
  * bench/ACCURACY.md (replacing the previous one between its markers, else before the development
  * section). Refuses to overwrite a frozen file: a blind measurement is taken once.
  */
-export function writeBlind(s, root, notes = []) {
+export function writeBlind(s, root, notes = [], auditedAt = undefined) {
   const rel = frozenPath(s.set);
   const file = path.join(root, rel);
   if (fs.existsSync(file)) throw new Error(`${rel} exists: a blind measurement is frozen once and never regenerated`);
-  const commit = spawnSync('git', ['rev-parse', 'HEAD'], { cwd: root }).stdout.toString().trim();
+  // The commit whose rules made the audit: HEAD unless the audit was run on an earlier checkout
+  // (--audited-at), e.g. when a fix had to land before the figures were written.
+  const commit = spawnSync('git', ['rev-parse', auditedAt ?? 'HEAD'], { cwd: root }).stdout.toString().trim();
+  if (!commit) throw new Error(`--audited-at ${auditedAt}: not a commit of this repository`);
   const data = { ...blindData(s, commit), ...(notes.length ? { notes } : {}) };
   fs.writeFileSync(file, `${JSON.stringify(data, null, 2)}\n`);
   const md = path.join(root, 'bench/ACCURACY.md');

@@ -5,13 +5,13 @@
 // sample, clean-task quietness and the outside judgement of terminal-bench-qc's fixtures.
 //   npm run build && node bench/accuracy/run.mjs [--corpus DIR] [--rules a,b] [--sample-out FILE]
 //       [--tasks-out FILE] [--recall-out FILE] [--reuse] [--jobs N] [--write]
-//       [--set dev|heldout|blind2|blind3|blind4|blind5|blind6|blind7|blind8|blind9|all] [--write-blind [--blind-notes FILE]]
+//       [--set dev|heldout|blind2|blind3|blind4|blind5|blind6|blind7|blind8|blind9|all] [--write-blind [--blind-notes FILE] [--audited-at COMMIT]]
 // Corpus sets (lib.mjs SETS; corpora.json "set"): dev (the rules were tuned on them) and the
 // held-out sets (heldout, blind2, blind3, blind4), each with its own samples and figures; --set picks which to
 // audit and print (--sample-out, --tasks-out and --recall-out take the one set asked for, dev by
 // default). --write-blind --set X freezes set X's figures into its frozen file (e.g. blind2-blind.json)
 // and its section of ../ACCURACY.md, once, before any rule change after the set was first read;
-// it refuses to overwrite a frozen file.
+// it refuses to overwrite a frozen file; --audited-at names the commit whose rules made a --reuse audit.
 // The corpus folder is --corpus, else $TASKWRIGHT_CORPUS_DIR, else bench/.corpus (git-ignored); a
 // corpus missing there is laid out from /work/.mirror/<name>/repo with extract.mjs.
 import { spawn, spawnSync } from 'node:child_process';
@@ -33,7 +33,7 @@ const { values: opt } = parseArgs({
   options: {
     corpus: { type: 'string' }, rules: { type: 'string' }, 'sample-out': { type: 'string' }, 'tasks-out': { type: 'string' }, 'recall-out': { type: 'string' },
     reuse: { type: 'boolean', default: false }, jobs: { type: 'string', default: '2' }, write: { type: 'boolean', default: false },
-    mirror: { type: 'string', default: '/work/.mirror' }, set: { type: 'string', default: 'all' }, 'write-blind': { type: 'boolean', default: false }, 'blind-notes': { type: 'string' },
+    mirror: { type: 'string', default: '/work/.mirror' }, set: { type: 'string', default: 'all' }, 'write-blind': { type: 'boolean', default: false }, 'blind-notes': { type: 'string' }, 'audited-at': { type: 'string' },
   },
 });
 const SET_IDS = ALL_SETS.map((x) => x.id);
@@ -196,7 +196,7 @@ async function main() {
   if (opt['write-blind']) {
     // --blind-notes FILE: a JSON array of the reader's notes (judgement calls, matching caveats), frozen with the figures.
     const notes = opt['blind-notes'] ? JSON.parse(fs.readFileSync(opt['blind-notes'], 'utf8')) : [];
-    writeBlind(results.find((x) => x.set.id === opt.set).stats, ROOT, notes);
+    writeBlind(results.find((x) => x.set.id === opt.set).stats, ROOT, notes, opt['audited-at']);
   }
   if (opt.write) writeOutputs(results.map((x) => x.stats), ROOT);
 }
