@@ -25,12 +25,15 @@ function walk(dir, pred, out = []) {
 // ssh2 (through docker-modem) carries optional native add-ons; they stay out of the bundle and are
 // loaded lazily (and optionally) by ssh2 itself.
 const nodeExternals = ['vscode', 'cpu-features', '*.node'];
+// jsonc-parser's `main` is a UMD build that requires its parts at run time, which a bundle cannot
+// follow: bundle its ES module build instead.
+const nodeAlias = { 'jsonc-parser': './node_modules/jsonc-parser/lib/esm/main.js' };
 
 const shipped = [
-  { entryPoints: ['src/extension/extension.ts'], outfile: 'dist/extension.js', platform: 'node', format: 'cjs', external: nodeExternals },
-  { entryPoints: ['src/cli/main.ts'], outfile: 'dist/cli.js', platform: 'node', format: 'cjs', external: nodeExternals },
+  { entryPoints: ['src/extension/extension.ts'], outfile: 'dist/extension.js', platform: 'node', format: 'cjs', external: nodeExternals, alias: nodeAlias },
+  { entryPoints: ['src/cli/main.ts'], outfile: 'dist/cli.js', platform: 'node', format: 'cjs', external: nodeExternals, alias: nodeAlias },
   // The audit's worker threads (src/core/audit/pool.ts looks for it next to the bundle).
-  { entryPoints: ['src/core/audit/worker.ts'], outfile: 'dist/auditWorker.js', platform: 'node', format: 'cjs', external: nodeExternals },
+  { entryPoints: ['src/core/audit/worker.ts'], outfile: 'dist/auditWorker.js', platform: 'node', format: 'cjs', external: nodeExternals, alias: nodeAlias },
 ];
 if (fs.existsSync(path.join(root, 'webview/main.ts'))) {
   shipped.push({ entryPoints: ['webview/main.ts'], outfile: 'dist/webview.js', platform: 'browser', format: 'iife', external: [] });

@@ -131,7 +131,7 @@ export function writeBlind(s, root, notes = [], auditedAt = undefined) {
   // The commit whose rules made the audit: HEAD unless the audit was run on an earlier checkout
   // (--audited-at), e.g. when a fix had to land before the figures were written.
   const commit = spawnSync('git', ['rev-parse', auditedAt ?? 'HEAD'], { cwd: root }).stdout.toString().trim();
-  if (!commit) throw new Error(`--audited-at ${auditedAt}: not a commit of this repository`);
+  if (auditedAt !== undefined && !commit) throw new Error(`--audited-at ${auditedAt}: not a commit of this repository`);
   const data = { ...blindData(s, commit), ...(notes.length ? { notes } : {}) };
   fs.writeFileSync(file, `${JSON.stringify(data, null, 2)}\n`);
   const md = path.join(root, 'bench/ACCURACY.md');

@@ -117,7 +117,7 @@ void describe('loader problems said where the reader looks (blind4)', () => {
     assert.deepEqual(await where({ environment: 'x', 'tests/test.sh': '#!/bin/bash\n' }, 'missing-environment'),
       ['environment no environment: environment is a file, not a folder, so there is nothing to build (expected environment/Dockerfile, environment/docker-compose.yaml or [environment] docker_image)']);
   });
-  void it('an environment/ kept with only a placeholder (a desktop-provider task): a note; an environment/ of other files: an error', async () => {
+  void it('an environment/ without a Dockerfile (a placeholder; scripts the config runs): a note; data alone or no environment/: an error', async () => {
     const severities = async (files: Record<string, string>): Promise<string[]> => {
       const dir = tempTree({ 'task.toml': toml, 'instruction.md': 'Click the button.\n', 'tests/test.sh': '#!/bin/bash\n', ...files }, 'tw-where-');
       try {
@@ -127,7 +127,16 @@ void describe('loader problems said where the reader looks (blind4)', () => {
       }
     };
     assert.deepEqual(await severities({ 'environment/.gitkeep': '\n' }), ['info task.toml']);
-    assert.deepEqual(await severities({ 'environment/.gitkeep': '\n', 'environment/setup.sh': '#!/bin/bash\napt-get install -y xdotool\n' }), ['error task.toml']);
+    // A macOS-simulator task (blind9): the [environment] healthcheck runs environment/driver/setup.sh.
+    const sim = { 'environment/driver/setup.sh': '#!/bin/bash\nxcrun simctl boot "$DEVICE"\n', 'environment/app-src/Main.swift': 'import SwiftUI\n' };
+    const healthcheck = `${toml}\n[environment.healthcheck]\ncommand = "bash /app/driver/setup.sh"\n`;
+    assert.deepEqual(await severities({ ...sim, 'task.toml': healthcheck }), ['info task.toml']);
+    // Data alone, or scripts nothing in the config runs: a task Harbor cannot build (blind2).
+    assert.deepEqual(await severities(sim), ['error task.toml']);
+    assert.deepEqual(await severities({ 'environment/data/orders.csv': 'id,total\n1,2\n' }), ['error task.toml']);
+    assert.deepEqual(await severities({ 'README.md': 'Run it.\n' }), ['error task.toml']);
+    // A Dockerfile one folder too deep is still astray: an error, on that file.
+    assert.deepEqual(await severities({ 'environment/environment/Dockerfile': 'FROM debian:bookworm-slim\n' }), ['error environment/environment/Dockerfile']);
   });
   void it('a verifier in test/ instead of tests/: on the misplaced script; none anywhere: on task.toml', async () => {
     const moved = await where({ 'environment/Dockerfile': 'FROM debian:bookworm-slim\n', 'test/test.sh': '#!/bin/bash\n' }, 'missing-test-entry');

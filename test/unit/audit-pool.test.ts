@@ -17,7 +17,7 @@ async function collect(dirs: readonly string[], options: Parameters<typeof audit
   return out;
 }
 
-const summary = (rs: readonly AuditRecord[]): string[] => rs.map((r) => `${path.basename(r.dir)} ${r.findings.map((f) => f.fingerprint).sort().join(',')}`);
+const summary = (rs: readonly AuditRecord[]): string[] => rs.map((r) => `${path.basename(r.dir)} ${r.findings.map((f) => f.fp).sort().join(',')}`);
 
 void describe('audit pool', () => {
   let root = '';

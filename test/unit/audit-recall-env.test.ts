@@ -162,6 +162,10 @@ void describe('missing-test-deps-in-image: no Python in the image', () => {
     const installs = docker.replace('git curl', 'git curl python3 python3-pip');
     assert.deepEqual(await findingsOf('clean-harbor', { 'environment/Dockerfile': installs, 'tests/test.sh': test }, rule), []);
     assert.deepEqual(await findingsOf('clean-harbor', { 'environment/Dockerfile': docker.replace('-slim', ''), 'tests/test.sh': test }, rule), []);
+    // The full Go image builds on buildpack-deps' -scm layer, whose Mercurial brings python3 (blind9).
+    const stdlibOnly = SH('python3 /tests/verify_explanation.py');
+    assert.deepEqual(await findingsOf('clean-harbor', { 'environment/Dockerfile': 'FROM golang:1.22\nWORKDIR /app\n', 'tests/test.sh': stdlibOnly }, rule), []);
+    assert.deepEqual(await findingsOf('clean-harbor', { 'environment/Dockerfile': 'FROM golang:1.22-alpine\nWORKDIR /app\n', 'tests/test.sh': stdlibOnly }, rule), ['missing-test-deps-in-image warning tests/test.sh:5']);
     const selfInstall = SH('apt-get update && apt-get install -y python3-pip\npython3 /tests/verify.py');
     assert.deepEqual(await findingsOf('clean-harbor', { 'environment/Dockerfile': docker, 'tests/test.sh': selfInstall }, rule), []);
     const separate = { 'environment/Dockerfile': docker, 'tests/test.sh': test, 'task.toml': LOCAL_BASE_TOML, 'tests/Dockerfile': VERIFIER_DOCKER('python:3.12-slim') };

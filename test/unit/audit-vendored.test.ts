@@ -32,6 +32,15 @@ void describe('vendoredFolders', () => {
     const files = names(library('x', 45, NO_ASSERT)).map((f) => f.replace(/^x\/libx\//, 'tests/'));
     assert.deepEqual(vendoredFolders(files, ['tests']), []);
   });
+  void it('finds a project checkout by its manifest and its size (tests beside the package, not in it)', () => {
+    const files = ['tests/reference/lib-source/pyproject.toml', 'tests/reference/runner.py'];
+    for (let i = 0; i < 30; i++) files.push(`tests/reference/lib-source/lib/m${i}.py`);
+    for (let i = 0; i < 15; i++) files.push(`tests/reference/lib-source/test/m${i}_test.py`);
+    assert.deepEqual(vendoredFolders(files, ['tests']), ['tests/reference/lib-source']);
+  });
+  void it('leaves the small app the agent edits (a manifest, a few modules) alone', () => {
+    assert.deepEqual(vendoredFolders(['environment/app/pyproject.toml', 'environment/app/LICENSE', 'environment/app/app/main.py', 'environment/app/tests/test_main.py'], ['environment']), []);
+  });
   void it('finds installed-package folders by name or by their metadata', () => {
     assert.deepEqual(vendoredFolders([
       'environment/venv/lib/python3.12/site-packages/a/__init__.py',

@@ -110,13 +110,19 @@ export async function loadHarbor(id: string, files: TaskFiles, fileList: readonl
     const why = astray === undefined ? undefined : astrayEnvironmentWhy(astray);
     misplacedDockerfile = astray !== undefined && /(^|\/)Dockerfile$/.test(astray) ? astray : undefined;
     const envFiles = fileList.filter((f) => f.startsWith('environment/'));
+    // An environment/ kept on purpose without a Dockerfile — a placeholder (git keeps no empty folder),
+    // or scripts the [environment] table itself runs (a healthcheck's `bash /app/driver/setup.sh` that
+    // boots a macOS simulator): the task is written for a provider that brings its own machine, which
+    // Harbor's docker environment is not. Readers judged those deliberate (blind6, blind9): a note.
+    // Data alone in environment/ (a local runner copies it somewhere) is still a task Harbor cannot
+    // run (blind2), as is one with no environment/ or its Dockerfile astray: an error.
+    const envTable = JSON.stringify(reader.raw(env) ?? {});
+    const runByTable = envFiles.some((f) => /\.(sh|bash|py|ps1)$/.test(f) && envTable.includes(f.slice('environment/'.length)));
     if (astray && why) problems.add('missing-environment', astray, undefined, `no environment: ${why} (expected environment/Dockerfile, environment/docker-compose.yaml or [environment] docker_image)`);
-    // An environment/ kept on purpose with only a placeholder (git keeps no empty folder): the task is
-    // written for a provider that brings its own machine (a desktop VM), which Harbor's docker
-    // environment is not — a note, not a defect of the task.
-    else if (envFiles.length > 0 && envFiles.every((f) => PLACEHOLDER_FILE.test(f))) {
+    else if (envFiles.length > 0 && (runByTable || envFiles.every((f) => PLACEHOLDER_FILE.test(f)))) {
+      const shown = envFiles.slice(0, 3).map((f) => f.slice('environment/'.length)).join(', ') + (envFiles.length > 3 ? ` and ${envFiles.length - 3} more` : '');
       problems.add('missing-environment', CONFIG, tableRange(env),
-        `no container environment: environment/ holds only ${envFiles.map((f) => f.slice('environment/'.length)).join(', ')}, so only an environment provider that brings its own machine can run this task; Harbor's docker environment (and Taskwright's sandbox) need environment/Dockerfile, environment/docker-compose.yaml or [environment] docker_image`, 'info');
+        `no container environment: environment/ holds ${shown} but no Dockerfile, so only an environment provider that brings its own machine can run this task; Harbor's docker environment (and Taskwright's sandbox) need environment/Dockerfile, environment/docker-compose.yaml or [environment] docker_image`, 'info');
     } else problems.add('missing-environment', CONFIG, tableRange(env),
       'no environment: expected environment/Dockerfile, environment/docker-compose.yaml or [environment] docker_image');
   }
@@ -240,10 +246,10 @@ async function loadSteps(files: TaskFiles, names: readonly string[], fileList: r
   return out;
 }
 
-/** Why a file found in place of the environment is not one, as the missing-environment finding says it. */
 /** Files that only keep an otherwise empty folder in git. */
 const PLACEHOLDER_FILE = /(^|\/)\.(gitkeep|keep|gitignore)$/;
 
+/** Why a file found in place of the environment is not one, as the missing-environment finding says it. */
 function astrayEnvironmentWhy(astray: string): string {
   if (astray === 'environment') return 'environment is a file, not a folder, so there is nothing to build';
   if (astray.toLowerCase() === 'environment') return `${astray} is a file, not the folder environment/, so there is nothing to build`;

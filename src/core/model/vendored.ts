@@ -9,11 +9,15 @@
 const VENDOR_FOLDER = /^(site-packages|dist-packages|node_modules|vendor|vendored|_vendor|third[_-]party|\.venv|venv)$/;
 /** Installed-package metadata: the folder holding it is an install target (site-packages by another name). */
 const PACKAGE_METADATA = /\.(dist-info|egg-info)$/;
+/** What a project checkout holds at its root: a build manifest or a licence. */
+const PROJECT_MARKER = /^(pyproject\.toml|setup\.py|setup\.cfg|package\.json|Cargo\.toml|go\.mod|pom\.xml|build\.gradle(\.kts)?|CMakeLists\.txt|meson\.build|DESCRIPTION|Project\.toml|LICEN[CS]E(\.\w+)?|COPYING(\.\w+)?)$/;
+/** Source files, counted to tell a library checkout from a task's small app. */
+const SOURCE_FILE = /\.(py|pyx|sh|js|mjs|ts|c|h|cc|cpp|hpp|f|f90|F90|go|rs|java|kt|rb|jl|R|r|m|pl|lua|scala)$/;
 /** A library's own test suite folder inside its package. */
 const SUITE_FOLDER = /^(tests?|testing)$/;
 /**
- * Python files a package must hold before its own nested test suite marks it as a library copy: a
- * task's small helper package with a tests/ folder inside stays the task's own.
+ * Source files a package (or a project checkout) must hold before it counts as a library copy: a
+ * task's small helper package, or the small app the agent edits, stays the task's own.
  */
 const LIBRARY_MIN_PY = 40;
 
@@ -55,6 +59,23 @@ export function vendoredFolders(files: readonly string[], roots: readonly string
     if (inner.some((s) => SUITE_FOLDER.test(s))) hasSuite.add(top);
   }
   for (const [top, n] of pyCount) if (n >= LIBRARY_MIN_PY && hasSuite.has(top)) found.add(top);
+  // A project checkout below a root: a manifest or licence at its top and many source files under it.
+  const projects = new Set<string>();
+  for (const f of files) {
+    const i = f.lastIndexOf('/');
+    if (i > 0 && PROJECT_MARKER.test(f.slice(i + 1))) projects.add(f.slice(0, i));
+  }
+  if (projects.size > 0) {
+    const sources = new Map<string, number>();
+    for (const f of files) {
+      if (!SOURCE_FILE.test(f)) continue;
+      for (let i = f.indexOf('/'); i > 0; i = f.indexOf('/', i + 1)) {
+        const d = f.slice(0, i);
+        if (projects.has(d)) sources.set(d, (sources.get(d) ?? 0) + 1);
+      }
+    }
+    for (const [d, n] of sources) if (n >= LIBRARY_MIN_PY) found.add(d);
+  }
   // Outermost only, and never a root itself.
   const sorted = [...found].filter((d) => d !== '' && !roots.includes(d)).sort();
   return sorted.filter((d, i) => !sorted.slice(0, i).some((o) => d.startsWith(`${o}/`)));

@@ -1,4 +1,5 @@
 import { parseAllDocuments } from 'yaml';
+import { parse as parseJsonc, type ParseError } from 'jsonc-parser';
 import type { Range } from '../../model/positions';
 import { calleeName, keywordArg, text } from '../../parse/python';
 import { descendants, findAncestor } from '../../parse/syntax';
@@ -299,6 +300,18 @@ function usedByTests(ctx: AuditContext, file: string, tests: string): boolean {
     && names.some((n) => (ctx.text(t) ?? '').includes(n)));
 }
 
+/**
+ * Files whose format is JSON with comments and trailing commas by convention (VS Code's settings, the
+ * TypeScript and devcontainer configs, asv's benchmark config): their readers accept both.
+ */
+const JSONC_NAME = /(^|\/)(\.vscode\/[^/]+|\.devcontainer\/[^/]+|devcontainer|[jt]sconfig(\.[\w.-]+)?|asv\.conf|\.eslintrc|\.babelrc|\.swcrc|biome|deno|language-configuration)\.json$/i;
+
+function parsesAsJsonc(t: string): boolean {
+  const errors: ParseError[] = [];
+  parseJsonc(t, errors, { allowTrailingComma: true, disallowComments: false });
+  return errors.length === 0;
+}
+
 /** The first error of a YAML stream; `---`-separated documents (Kubernetes manifests) are one valid file. */
 function yamlError(t: string): { message: string; offset: number } | undefined {
   for (const doc of parseAllDocuments(t)) {
@@ -320,7 +333,7 @@ export const malformedDataFile: StaticRule = {
       if (/\.json$/i.test(f)) {
         // Python's json (what the tests load it with) reads the NaN / Infinity / -Infinity it writes.
         try { JSON.parse(t); } catch (e) {
-          if (parsesAsPythonJson(t)) continue;
+          if (parsesAsPythonJson(t) || (JSONC_NAME.test(f) && parsesAsJsonc(t))) continue;
           const m = /position (\d+)/.exec(String(e));
           bad = { message: `not valid JSON (${e instanceof Error ? e.message : String(e)})`, offset: m ? Number(m[1]) : 0 };
         }
@@ -344,13 +357,18 @@ export const malformedDataFile: StaticRule = {
 
 const LLM_MARKERS = /<\/?(read_file|write_to_file|execute_command|function_calls|tool_call|invoke|antml:[a-z_]+)>|\bAs an AI( language model)?\b|\bI need to analyze\b|\bI'll help you\b|\bHere is the (updated|corrected|complete) (code|file|script)\b|\bCertainly! Here/;
 
+/** Folders that keep records of agent runs, not task files. */
+const RUN_RECORD = /(^|\/)(trajectories|trajectory|transcripts|agent[-_]logs|trials)\/|\.(atif|traj)\.json$/i;
+
 export const llmArtifactInTask: StaticRule = {
   id: 'llm-artifact-in-task', class: 'invalidity', severity: 'warning',
   title: 'A task file contains chat or tool-call text from a generator',
   *check(ctx) {
-    const files = new Set([ctx.task.instructionFile, ...ctx.textFiles()]);
+    // A recorded agent run kept beside the task (a trajectory, a transcript) is chat by nature, and no
+    // part of what the agent or the verifier gets.
+    const files = new Set([ctx.task.instructionFile, ...ctx.textFiles().filter((f) => !RUN_RECORD.test(f))]);
     for (const f of files) {
-      const t = f === ctx.task.instructionFile && ctx.task.format === 'tb1' ? ctx.text(f) : ctx.text(f);
+      const t = ctx.text(f);
       if (!t) continue;
       const m = LLM_MARKERS.exec(t);
       if (!m) continue;

@@ -51,9 +51,16 @@ function isVerifierFile(ctx: AuditContext, rel: string): boolean {
 /** The reference solution's files inside the build context: the script and, for `solution/solve.sh`, its folder. */
 function isSolutionFile(ctx: AuditContext, rel: string): boolean {
   const sol = inContext(ctx, ctx.task.solution.file);
-  if (sol === undefined) return false;
-  const dir = sol.includes('/') ? sol.slice(0, sol.lastIndexOf('/')) : undefined;
-  return rel === sol || (dir !== undefined && /(^|\/)(solution|oracle)$/.test(dir) && rel.startsWith(`${dir}/`));
+  if (sol !== undefined) {
+    const dir = sol.includes('/') ? sol.slice(0, sol.lastIndexOf('/')) : undefined;
+    if (rel === sol || (dir !== undefined && /(^|\/)(solution|oracle)$/.test(dir) && rel.startsWith(`${dir}/`))) return true;
+  }
+  // A copy of the reference solution kept in the build context (`environment/solution/solution.rs`
+  // beside the task's `solution/solution.rs`): a solution folder holding a file of the same name.
+  const own = ctx.task.solution.file;
+  const ownDir = own?.includes('/') ? own.slice(0, own.lastIndexOf('/')) : undefined;
+  const copy = /(?:^|\/)(?:solution|oracle)\/(.+)$/.exec(rel);
+  return ownDir !== undefined && /(^|\/)(solution|oracle)$/.test(ownDir) && copy !== null && ctx.fileSet.has(`${ownDir}/${copy[1] ?? ''}`);
 }
 
 /** The build context's folder as a task-relative prefix (`environment/`, or empty for the task root). */

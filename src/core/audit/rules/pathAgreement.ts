@@ -32,7 +32,11 @@ function* namedPathDisagrees(ctx: AuditContext): Generator<Report> {
     if (!list.includes(p)) named.set(path.posix.basename(p), [...list, p]);
   }
   if (named.size === 0) return;
-  const df = ctx.text(ctx.task.environment.dockerfile) ?? '';
+  // A separate verifier runs in its own image, built from the tests folder's Dockerfile: a path that
+  // image makes is the verifier's own (its copy of a tool the agent has elsewhere), not the agent's.
+  const testsDir = (ctx.task.verifier.testsDir || 'tests').replace(/\/+$/, '');
+  const verifierImage = ctx.task.verifier.separate ? ctx.text(`${testsDir}/Dockerfile`) ?? '' : '';
+  const df = `${ctx.text(ctx.task.environment.dockerfile) ?? ''}\n${verifierImage}`;
   const sol = ctx.text(ctx.solutionScript) ?? (ctx.task.solution.commands ?? []).map((c) => c.command).join('\n');
   const seen = new Set<string>();
   const strings = testStrings(ctx);

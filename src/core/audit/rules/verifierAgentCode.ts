@@ -245,6 +245,28 @@ function buildToolTest(words: readonly string[]): { manifests: readonly string[]
   return BUILD_TOOL_TESTS.find((t) => t.tool.test(name) && t.goal.test(rest));
 }
 
+/** Commands whose file arguments are code the verifier compiles, runs or copies into place. */
+const BUILDS_FROM = /^(cp|javac|java|gcc|g\+\+|cc|c\+\+|clang|clang\+\+|rustc|kotlinc|scalac|node|deno|tsx|ts-node|swiftc|ghc|ruby|Rscript|julia)$/;
+/** A test source by its place: a file (or folder) of a `tests`/`test` folder. */
+const TEST_SOURCE = /\/tests?(\/|$)/;
+
+/**
+ * A test source the verifier compiles or copies in (`javac /task/tests/Main.java`, `cp /task/tests/main.rs
+ * src/`) from a folder the image filled where the agent works: not the harness's /tests mount, so the
+ * agent edits what decides its reward. The file the copy writes is not a source (`cp` keeps its last word).
+ */
+function builtTestSource(ctx: AuditContext, script: ShellScript, cmd: ShellCommand, w: readonly string[], cwd: string | undefined): string | undefined {
+  if (!BUILDS_FROM.test(w[0] ?? '')) return undefined;
+  const args = w.slice(1).filter((x) => !x.startsWith('-') || x === '-');
+  const sources = w[0] === 'cp' ? args.slice(0, -1) : args;
+  for (const a of sources) {
+    const r = a.startsWith('/') ? a : cwd !== undefined ? resolveWord(a, cwd) : undefined;
+    if (!r || !TEST_SOURCE.test(r) || !ctx.isAgentWritable(r) || ctx.isReadOnlyMount(r)) continue;
+    if (imageFills(ctx, r) && !freshlyCopied(ctx, script, cmd, r)) return r;
+  }
+  return undefined;
+}
+
 export const verifierRunsAgentWritableCode: StaticRule = {
   id: 'verifier-runs-agent-writable-code', class: 'misalignment', severity: 'warning',
   title: 'The verifier runs a test or checker that lives where the agent can edit it',
@@ -270,6 +292,11 @@ export const verifierRunsAgentWritableCode: StaticRule = {
           if (cwd !== undefined && ctx.isAgentWritable(cwd) && !restored) {
             yield { file, range: cmdRange(ctx, file, cmd), message: `\`${w.slice(0, 3).join(' ')}\` runs what ${tool.manifests[0]} in ${cwd} says, and the agent can edit that file: a test task that does nothing (a \`test\` script that exits 0, a disabled test task) passes. Run the test runner on the verifier's files directly, or restore ${tool.manifests[0]} from tests/ first.` };
           }
+          continue;
+        }
+        const built = builtTestSource(ctx, script, cmd, w, cwd);
+        if (built && !asksFor(instruction, built)) {
+          yield { file, range: cmdRange(ctx, file, cmd), message: `The verifier ${w[0] === 'cp' ? 'copies in' : 'builds'} ${built}, the image's copy of the tests, which sits where the agent can read and rewrite it: the agent can make the judge say yes. Use the copy the harness mounts at /tests.` };
           continue;
         }
         const rel = scriptTarget(w, cmd);

@@ -6,6 +6,7 @@ import type { AuditContext } from '../context';
 import type { Report, StaticRule } from '../rule';
 import { downloadOf, installOf, isPytestCommand, isSystemInstall } from './commands';
 import { unpinnedInstaller } from './installers';
+import { unpinnedInlineDeps } from './inlineScriptDeps';
 import { floatingManifestDeps } from './npmManifest';
 import { pipInstallLine, pipTargetOf } from '../pythonImage';
 import { escapeRegExp } from '../../parse/regex';
@@ -106,6 +107,7 @@ export const unpinnedTestDependency: StaticRule = {
   *check(ctx) {
     const offline = verifierOffline(ctx);
     const imageText = ctx.text(ctx.task.environment.dockerfile) ?? '';
+    const inlineSeen = new Set<string>();
     for (const { file, script } of scripts(ctx)) {
       // One finding per script, at the first moving dependency; the others are related locations.
       const hits: { range: Range; message: string; what: string }[] = [];
@@ -114,6 +116,8 @@ export const unpinnedTestDependency: StaticRule = {
       const called = calledFunctions(script);
       for (const cmd of script.commands) {
         if (cmd.inFunction && !called.has(functionNameOf(script, cmd))) continue;
+        // A script whose inline metadata `uv run` resolves: reported in that script, at the dependency.
+        yield* unpinnedInlineDeps(ctx, cmd, inlineSeen);
         const inst = installOf(cmd);
         // apt at test time: no version is given (apt pins are brittle too) and the archive decides
         // what, if anything, installs. Packages the image installs already are a harmless fallback;
@@ -193,11 +197,12 @@ export const missingTestDepsInImage: StaticRule = {
 
 /**
  * Base images that ship no Python at all: the slim and Alpine variants of other languages' images,
- * Go, and the bare distributions. Only the first two are a warning: bare distribution tags are what
+ * Temurin, and the bare distributions. The full `golang`, `node`, `ruby` images build on
+ * buildpack-deps (its `-scm` layer installs Mercurial, which depends on python3): python3 is there. Only the first two are a warning: bare distribution tags are what
  * local harnesses rebuild with Python in them (Taskwright's own base-images.sh does), so there the
  * finding stays a note.
  */
-const OTHER_LANGUAGE_BASE = /^(?:(?:docker\.io|public\.ecr\.aws\/docker)\/)?(?:library\/)?(?:(?:node|ruby|rust|openjdk)(?::[^@]*(?:slim|alpine)[^@]*)|(?:golang|eclipse-temurin)(?::[^@]*)?)(?:@.*)?$/i;
+const OTHER_LANGUAGE_BASE = /^(?:(?:docker\.io|public\.ecr\.aws\/docker)\/)?(?:library\/)?(?:(?:node|ruby|rust|openjdk|golang)(?::[^@]*(?:slim|alpine)[^@]*)|eclipse-temurin(?::[^@]*)?)(?:@.*)?$/i;
 const BARE_DISTRO_BASE = /^(?:(?:docker\.io|public\.ecr\.aws\/docker)\/)?(?:library\/)?(?:alpine|debian|ubuntu|busybox)(?::[^@]*)?(?:@.*)?$/i;
 
 /** Installs Python or a tool that brings its own (apt/apk python3, uv, conda, pyenv). */
