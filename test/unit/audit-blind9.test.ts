@@ -37,6 +37,8 @@ const COPIES = {
 const CASES: readonly Case[] = [
   { name: 'a copy of the reference solution kept in the build context and shipped by `COPY .` is reported', base: 'clean-harbor', rules: ['solution-copied-into-image'],
     files: COPIES, want: ['solution-copied-into-image error 6'] },
+  { name: '… an empty file there is the slot the agent fills, not a copy (post-fix sample)', base: 'clean-harbor', rules: ['solution-copied-into-image'],
+    files: { ...COPIES, 'environment/solution/solution.rs': '' }, want: [] },
   { name: '… a context folder named solution that holds none of the solution\'s files is not', base: 'clean-harbor', rules: ['solution-copied-into-image'],
     files: { ...COPIES, 'environment/solution/solution.rs': null, 'environment/solution/README.md': 'Write your answer here.\n' }, want: [] },
   { name: 'the verifier copying in the image\'s copy of the tests (agent-writable) before building is reported', base: 'clean-harbor', rules: ['verifier-runs-agent-writable-code'],

@@ -38,6 +38,12 @@ void describe('vendoredFolders', () => {
     for (let i = 0; i < 15; i++) files.push(`tests/reference/lib-source/test/m${i}_test.py`);
     assert.deepEqual(vendoredFolders(files, ['tests']), ['tests/reference/lib-source']);
   });
+  void it('finds a smaller published project by its manifest and licence together', () => {
+    const files = ['tests/reference/donor/pyproject.toml', 'tests/reference/donor/LICENSE'];
+    for (let i = 0; i < 12; i++) files.push(`tests/reference/donor/py/m${i}.py`);
+    assert.deepEqual(vendoredFolders(files, ['tests']), ['tests/reference/donor']);
+    assert.deepEqual(vendoredFolders(files.filter((f) => !f.endsWith('LICENSE')), ['tests']), []);
+  });
   void it('leaves the small app the agent edits (a manifest, a few modules) alone', () => {
     assert.deepEqual(vendoredFolders(['environment/app/pyproject.toml', 'environment/app/LICENSE', 'environment/app/app/main.py', 'environment/app/tests/test_main.py'], ['environment']), []);
   });

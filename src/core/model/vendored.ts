@@ -9,8 +9,11 @@
 const VENDOR_FOLDER = /^(site-packages|dist-packages|node_modules|vendor|vendored|_vendor|third[_-]party|\.venv|venv)$/;
 /** Installed-package metadata: the folder holding it is an install target (site-packages by another name). */
 const PACKAGE_METADATA = /\.(dist-info|egg-info)$/;
-/** What a project checkout holds at its root: a build manifest or a licence. */
-const PROJECT_MARKER = /^(pyproject\.toml|setup\.py|setup\.cfg|package\.json|Cargo\.toml|go\.mod|pom\.xml|build\.gradle(\.kts)?|CMakeLists\.txt|meson\.build|DESCRIPTION|Project\.toml|LICEN[CS]E(\.\w+)?|COPYING(\.\w+)?)$/;
+/** What a project checkout holds at its root: a build manifest, a licence. */
+const MANIFEST = /^(pyproject\.toml|setup\.py|setup\.cfg|package\.json|Cargo\.toml|go\.mod|pom\.xml|build\.gradle(\.kts)?|CMakeLists\.txt|meson\.build|DESCRIPTION|Project\.toml)$/;
+const LICENCE = /^(LICEN[CS]E|COPYING)(\.\w+)?$/;
+/** Source files under a folder with both a manifest and a licence (a published project, not a task's fixture). */
+const PUBLISHED_MIN_SOURCES = 10;
 /** Source files, counted to tell a library checkout from a task's small app. */
 const SOURCE_FILE = /\.(py|pyx|sh|js|mjs|ts|c|h|cc|cpp|hpp|f|f90|F90|go|rs|java|kt|rb|jl|R|r|m|pl|lua|scala)$/;
 /** A library's own test suite folder inside its package. */
@@ -60,10 +63,15 @@ export function vendoredFolders(files: readonly string[], roots: readonly string
   }
   for (const [top, n] of pyCount) if (n >= LIBRARY_MIN_PY && hasSuite.has(top)) found.add(top);
   // A project checkout below a root: a manifest or licence at its top and many source files under it.
-  const projects = new Set<string>();
+  const projects = new Map<string, { manifest: boolean; licence: boolean }>();
   for (const f of files) {
     const i = f.lastIndexOf('/');
-    if (i > 0 && PROJECT_MARKER.test(f.slice(i + 1))) projects.add(f.slice(0, i));
+    if (i <= 0) continue;
+    const name = f.slice(i + 1);
+    const manifest = MANIFEST.test(name);
+    if (!manifest && !LICENCE.test(name)) continue;
+    const p = projects.get(f.slice(0, i)) ?? { manifest: false, licence: false };
+    projects.set(f.slice(0, i), { manifest: p.manifest || manifest, licence: p.licence || !manifest });
   }
   if (projects.size > 0) {
     const sources = new Map<string, number>();
@@ -74,7 +82,10 @@ export function vendoredFolders(files: readonly string[], roots: readonly string
         if (projects.has(d)) sources.set(d, (sources.get(d) ?? 0) + 1);
       }
     }
-    for (const [d, n] of sources) if (n >= LIBRARY_MIN_PY) found.add(d);
+    for (const [d, n] of sources) {
+      const p = projects.get(d);
+      if (n >= LIBRARY_MIN_PY || (p?.manifest && p.licence && n >= PUBLISHED_MIN_SOURCES)) found.add(d);
+    }
   }
   // Outermost only, and never a root itself.
   const sorted = [...found].filter((d) => d !== '' && !roots.includes(d)).sort();

@@ -56,11 +56,13 @@ function isSolutionFile(ctx: AuditContext, rel: string): boolean {
     if (rel === sol || (dir !== undefined && /(^|\/)(solution|oracle)$/.test(dir) && rel.startsWith(`${dir}/`))) return true;
   }
   // A copy of the reference solution kept in the build context (`environment/solution/solution.rs`
-  // beside the task's `solution/solution.rs`): a solution folder holding a file of the same name.
+  // beside the task's `solution/solution.rs`): a solution folder holding a file of the same name. An
+  // empty file there is the slot the agent fills, not a copy of anything.
   const own = ctx.task.solution.file;
   const ownDir = own?.includes('/') ? own.slice(0, own.lastIndexOf('/')) : undefined;
   const copy = /(?:^|\/)(?:solution|oracle)\/(.+)$/.exec(rel);
-  return ownDir !== undefined && /(^|\/)(solution|oracle)$/.test(ownDir) && copy !== null && ctx.fileSet.has(`${ownDir}/${copy[1] ?? ''}`);
+  return ownDir !== undefined && /(^|\/)(solution|oracle)$/.test(ownDir) && copy !== null && ctx.fileSet.has(`${ownDir}/${copy[1] ?? ''}`)
+    && (ctx.head(`${contextPrefix(ctx)}${rel}`, 1) ?? '') !== '';
 }
 
 /** The build context's folder as a task-relative prefix (`environment/`, or empty for the task root). */
