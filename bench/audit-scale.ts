@@ -32,7 +32,10 @@ interface CliRun { format: string; wallSec: number; cpuSec: number; maxRssMb: nu
 async function cli(corpus: string, format: string, jobs: string | undefined, tmp: string): Promise<CliRun> {
   const hook = path.join(tmp, 'usage-hook.js');
   const usage = path.join(tmp, `usage-${format}.json`);
-  fs.writeFileSync(hook, `process.on('exit', () => { const r = process.resourceUsage(); require('fs').writeFileSync(${JSON.stringify(usage)}, JSON.stringify({ cpu: (r.userCPUTime + r.systemCPUTime) / 1e6, rss: r.maxRSS / 1024 })); });\n`);
+  // On Linux bin/taskwright.js runs the audit in a child process (with MALLOC_ARENA_MAX set) and the
+  // preload goes with it: each process adds its CPU time and keeps the larger peak, the child first.
+  fs.rmSync(usage, { force: true });
+  fs.writeFileSync(hook, `process.on('exit', () => { const fs = require('fs'); const r = process.resourceUsage(); let p = { cpu: 0, rss: 0 }; try { p = JSON.parse(fs.readFileSync(${JSON.stringify(usage)}, 'utf8')); } catch {} fs.writeFileSync(${JSON.stringify(usage)}, JSON.stringify({ cpu: p.cpu + (r.userCPUTime + r.systemCPUTime) / 1e6, rss: Math.max(p.rss, r.maxRSS / 1024) })); });\n`);
   const outFile = path.join(tmp, `out.${format}`);
   const out = fs.openSync(outFile, 'w');
   const loadBefore = load();
