@@ -11,7 +11,7 @@ if (process.platform === 'linux' && process.argv[2] === 'audit' && process.env.M
   const os = require('node:os');
   const child = spawn(process.execPath, [...process.execArgv, __filename, ...process.argv.slice(2)], {
     stdio: 'inherit',
-    env: { ...process.env, MALLOC_ARENA_MAX: '2' },
+    env: { ...process.env, MALLOC_ARENA_MAX: '2', TASKWRIGHT_LAUNCHER_PID: String(process.pid) },
     // Its own group: a terminal's Ctrl-C reaches this process only, which passes it on once.
     detached: true,
   });
@@ -19,5 +19,10 @@ if (process.platform === 'linux' && process.argv[2] === 'audit' && process.env.M
   child.on('error', (e) => { process.stderr.write(`taskwright: could not start the audit: ${e.message}\n`); process.exit(1); });
   child.on('exit', (code, signal) => { process.exit(code ?? 128 + (os.constants.signals[signal] ?? 1)); });
 } else {
+  // Started by the launcher above: if it is killed outright (SIGKILL, nothing forwarded), stop as on
+  // SIGTERM instead of running on alone.
+  const launcher = Number(process.env.TASKWRIGHT_LAUNCHER_PID);
+  delete process.env.TASKWRIGHT_LAUNCHER_PID;
+  if (launcher > 0) setInterval(() => { if (process.ppid !== launcher) process.kill(process.pid, 'SIGTERM'); }, 1000).unref();
   require('../dist/cli.js').runCli();
 }
