@@ -30,19 +30,16 @@ interface CliRun { format: string; wallSec: number; cpuSec: number; maxRssMb: nu
 
 /** Runs the CLI with a preload that reports the process's CPU time and peak RSS (all threads) at exit. */
 async function cli(corpus: string, format: string, jobs: string | undefined, tmp: string): Promise<CliRun> {
-  const hook = path.join(tmp, 'usage-hook.js');
+  const hook = path.join(ROOT, 'bench/usage-hook.cjs');
   const usage = path.join(tmp, `usage-${format}.json`);
-  // On Linux bin/taskwright.js runs the audit in a child process (with MALLOC_ARENA_MAX set) and the
-  // preload goes with it: each process adds its CPU time and keeps the larger peak, the child first.
   fs.rmSync(usage, { force: true });
-  fs.writeFileSync(hook, `process.on('exit', () => { const fs = require('fs'); const r = process.resourceUsage(); let p = { cpu: 0, rss: 0 }; try { p = JSON.parse(fs.readFileSync(${JSON.stringify(usage)}, 'utf8')); } catch {} fs.writeFileSync(${JSON.stringify(usage)}, JSON.stringify({ cpu: p.cpu + (r.userCPUTime + r.systemCPUTime) / 1e6, rss: Math.max(p.rss, r.maxRSS / 1024) })); });\n`);
   const outFile = path.join(tmp, `out.${format}`);
   const out = fs.openSync(outFile, 'w');
   const loadBefore = load();
   const t0 = performance.now();
   const code = await new Promise<number>((resolve, reject) => {
     const args = ['--require', hook, path.join(ROOT, 'bin/taskwright.js'), 'audit', corpus, '--format', format, '--fail-on', 'never', ...(jobs ? ['--jobs', jobs] : [])];
-    const p = spawn(process.execPath, args, { stdio: ['ignore', out, 'inherit'] });
+    const p = spawn(process.execPath, args, { stdio: ['ignore', out, 'inherit'], env: { ...process.env, TASKWRIGHT_USAGE_FILE: usage } });
     p.on('error', reject);
     p.on('exit', (c) => resolve(c ?? 1));
   });

@@ -26,9 +26,8 @@ if (!fs.existsSync(corpus)) { console.error(`no corpus at ${corpus}: run bench/a
 
 const load = () => os.loadavg().map((x) => x.toFixed(1)).join(' / ');
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'tw-identical-'));
-const hook = path.join(tmp, 'usage-hook.cjs');
+const hook = path.join(ROOT, 'bench/usage-hook.cjs');
 const usage = path.join(tmp, 'usage.json');
-fs.writeFileSync(hook, `process.on('exit', () => { const r = process.resourceUsage(); require('fs').writeFileSync(${JSON.stringify(usage)}, JSON.stringify({ cpu: (r.userCPUTime + r.systemCPUTime) / 1e6, rss: r.maxRSS / 1024 })); });\n`);
 const outFile = opt.save ? path.resolve(opt.save) : (opt.out ? path.resolve(opt.out) : path.join(tmp, 'findings.json'));
 
 const loadBefore = load();
@@ -36,7 +35,7 @@ const t0 = process.hrtime.bigint();
 const fd = fs.openSync(outFile, 'w');
 const code = await new Promise((resolve, reject) => {
   const args = ['--require', hook, path.join(ROOT, 'bin/taskwright.js'), 'audit', corpus, '--format', 'json', '--fail-on', 'never', ...(opt.jobs ? ['--jobs', opt.jobs] : [])];
-  const p = spawn(process.execPath, args, { stdio: ['ignore', fd, 'inherit'] });
+  const p = spawn(process.execPath, args, { stdio: ['ignore', fd, 'inherit'], env: { ...process.env, TASKWRIGHT_USAGE_FILE: usage } });
   p.on('error', reject);
   p.on('exit', (c) => resolve(c ?? 1));
 });

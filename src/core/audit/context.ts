@@ -47,11 +47,14 @@ export class AuditContext {
   readonly fileSet: ReadonlySet<string>;
   /** Base names of every task file (inputs the instruction or tests may name). */
   readonly baseNames: ReadonlySet<string>;
+  /** The task's tests folder, task-relative, without a trailing slash (`tests` unless configured). */
+  readonly testsDir: string;
   /** The task files the verifier gets under its tests folder, with their path there (see mountedTestFiles). */
   readonly mountedTests: readonly { readonly file: string; readonly rel: string }[];
 
   private constructor(readonly task: Task, private readonly texts: ReadonlyMap<string, string>, vendored: readonly string[]) {
     this.vendored = vendored;
+    this.testsDir = (task.verifier.testsDir || 'tests').replace(/\/+$/, '');
     // What the verifier sees under /tests (a multi-step task's shared tests/ included).
     this.mountedTests = mountedTestFiles(task);
     // A library copy under tests/ is mounted too, but its test suite is not the verifier's.

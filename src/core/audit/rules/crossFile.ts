@@ -139,7 +139,7 @@ export const missingTestFixture: StaticRule = {
   id: 'missing-test-fixture', class: 'invalidity', severity: 'error',
   title: 'The tests read a file under /tests that the task does not ship',
   *check(ctx) {
-    const testsDir = (ctx.task.verifier.testsDir || 'tests').replace(/\/+$/, '');
+    const testsDir = ctx.testsDir;
     const scriptsText = [...ctx.verifierScripts, ...ctx.testPython].map((f) => ctx.text(f) ?? '').join('\n');
     const dirs = new Set<string>();
     for (const f of ctx.task.files) { const parts = f.split('/'); for (let i = 1; i < parts.length; i++) dirs.add(parts.slice(0, i).join('/')); }
@@ -325,7 +325,7 @@ export const malformedDataFile: StaticRule = {
   id: 'malformed-data-file', class: 'invalidity', severity: 'error',
   title: 'A JSON or YAML file in the tests or solution does not parse, or a data file holds the script meant to make it',
   *check(ctx) {
-    const tests = (ctx.task.verifier.testsDir || 'tests').replace(/\/+$/, '');
+    const tests = ctx.testsDir;
     for (const f of ctx.textFiles()) {
       if (!(f.startsWith(`${tests}/`) || f.startsWith('solution/'))) continue;
       const t = ctx.text(f) ?? '';

@@ -29,7 +29,7 @@ const CODE_NAME = /\.(md|py|sh|js|ts|go|rs|c|h|cpp|java|rb)(\.(txt|bak|orig|log)
 
 /** Data files of the build context (not the tests or the solution, which the agent never reads as data). */
 function environmentDataFiles(ctx: AuditContext): string[] {
-  const tests = (ctx.task.verifier.testsDir || 'tests').replace(/\/+$/, '');
+  const tests = ctx.testsDir;
   const envDir = (ctx.task.environment.contextDir || '.').replace(/^\.\/?/, '').replace(/\/+$/, '');
   return ctx.task.files.filter((f) => (envDir === '' || f.startsWith(`${envDir}/`))
     && !f.startsWith(`${tests}/`) && !f.startsWith('solution/') && !/^solution\.(sh|ya?ml)$/.test(f) && !/^steps\//.test(f)

@@ -51,18 +51,23 @@ function isVerifierFile(ctx: AuditContext, rel: string): boolean {
 /** The reference solution's files inside the build context: the script and, for `solution/solve.sh`, its folder. */
 function isSolutionFile(ctx: AuditContext, rel: string): boolean {
   const sol = inContext(ctx, ctx.task.solution.file);
-  if (sol !== undefined) {
-    const dir = sol.includes('/') ? sol.slice(0, sol.lastIndexOf('/')) : undefined;
-    if (rel === sol || (dir !== undefined && /(^|\/)(solution|oracle)$/.test(dir) && rel.startsWith(`${dir}/`))) return true;
-  }
+  const solDir = folderOf(sol);
+  if (sol !== undefined && (rel === sol || (solDir !== undefined && SOLUTION_FOLDER.test(solDir) && rel.startsWith(`${solDir}/`)))) return true;
   // A copy of the reference solution kept in the build context (`environment/solution/solution.rs`
   // beside the task's `solution/solution.rs`): a solution folder holding a file of the same name. An
   // empty file there is the slot the agent fills, not a copy of anything.
-  const own = ctx.task.solution.file;
-  const ownDir = own?.includes('/') ? own.slice(0, own.lastIndexOf('/')) : undefined;
+  const ownDir = folderOf(ctx.task.solution.file);
   const copy = /(?:^|\/)(?:solution|oracle)\/(.+)$/.exec(rel);
-  return ownDir !== undefined && /(^|\/)(solution|oracle)$/.test(ownDir) && copy !== null && ctx.fileSet.has(`${ownDir}/${copy[1] ?? ''}`)
+  return ownDir !== undefined && SOLUTION_FOLDER.test(ownDir) && copy !== null && ctx.fileSet.has(`${ownDir}/${copy[1] ?? ''}`)
     && (ctx.head(`${contextPrefix(ctx)}${rel}`, 1) ?? '') !== '';
+}
+
+/** A folder that holds a reference solution by its name. */
+const SOLUTION_FOLDER = /(^|\/)(solution|oracle)$/;
+
+/** The folder part of a relative path, undefined for a bare name (or no path). */
+function folderOf(p: string | undefined): string | undefined {
+  return p?.includes('/') ? p.slice(0, p.lastIndexOf('/')) : undefined;
 }
 
 /** The build context's folder as a task-relative prefix (`environment/`, or empty for the task root). */

@@ -158,7 +158,7 @@ export const answerInImage: StaticRule = {
     const instr = [ctx.instruction(), ...(ctx.task.steps ?? []).map((st) => st.instruction ?? '')].join('\n');
     const sol = ctx.text(ctx.solutionScript) ?? (ctx.task.solution.commands ?? []).map((c) => c.command).join('\n');
     const byLine = new Map<number, string[]>();
-    const testsDir = (ctx.task.verifier.testsDir || 'tests').replace(/\/+$/, '');
+    const testsDir = ctx.testsDir;
     // Names of the files the tests folder ships, once: an image that copies in a vendored source tree
     // lists thousands of files, and each test below is a scan of the whole test text.
     const testsOwn = new Set(ctx.task.files.filter((f) => f.startsWith(`${testsDir}/`)).map((f) => path.posix.basename(f)));

@@ -21,7 +21,7 @@ export function floatingManifestDeps(ctx: AuditContext, script: ShellScript, cmd
   if (w[0] !== 'npm' || (w[1] !== 'install' && w[1] !== 'i') || w.slice(2).some((x) => !x.startsWith('-'))) return undefined;
   const cwd = workingDirAt(ctx, script, cmd);
   if (cwd === undefined || !(cwd === TESTS_MOUNT || cwd.startsWith(`${TESTS_MOUNT}/`))) return undefined;
-  const testsDir = (ctx.task.verifier.testsDir || 'tests').replace(/\/+$/, '');
+  const testsDir = ctx.testsDir;
   const dir = `${testsDir}${cwd.slice(TESTS_MOUNT.length)}`;
   if (LOCKFILES.some((l) => ctx.fileSet.has(`${dir}/${l}`))) return undefined;
   const manifest = `${dir}/package.json`;

@@ -34,7 +34,7 @@ function* namedPathDisagrees(ctx: AuditContext): Generator<Report> {
   if (named.size === 0) return;
   // A separate verifier runs in its own image, built from the tests folder's Dockerfile: a path that
   // image makes is the verifier's own (its copy of a tool the agent has elsewhere), not the agent's.
-  const testsDir = (ctx.task.verifier.testsDir || 'tests').replace(/\/+$/, '');
+  const testsDir = ctx.testsDir;
   const verifierImage = ctx.task.verifier.separate ? ctx.text(`${testsDir}/Dockerfile`) ?? '' : '';
   const df = `${ctx.text(ctx.task.environment.dockerfile) ?? ''}\n${verifierImage}`;
   const sol = ctx.text(ctx.solutionScript) ?? (ctx.task.solution.commands ?? []).map((c) => c.command).join('\n');

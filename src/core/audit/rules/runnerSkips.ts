@@ -12,7 +12,7 @@ const RUNNER_SKIPS: readonly { readonly files: RegExp; readonly marker: RegExp; 
 ];
 
 export function* otherRunnerSkips(ctx: AuditContext): Generator<Report> {
-  const tests = (ctx.task.verifier.testsDir || 'tests').replace(/\/+$/, '');
+  const tests = ctx.testsDir;
   const scripts = ctx.verifierScripts.map((f) => ctx.text(f) ?? '').join('\n');
   for (const f of ctx.task.files) {
     if (!f.startsWith(`${tests}/`)) continue;

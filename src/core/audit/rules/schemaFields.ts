@@ -28,7 +28,7 @@ function child(shape: Json | undefined, seg: string): Json | undefined {
 /** The output shape the instruction hands the agent: a JSON file it names that the task ships. */
 function statedShapes(ctx: AuditContext): { file: string; shape: Json }[] {
   const prose = [ctx.instruction(), ...(ctx.task.steps ?? []).map((s) => s.instruction ?? '')].join('\n');
-  const testsDir = `${(ctx.task.verifier.testsDir || 'tests').replace(/\/+$/, '')}/`;
+  const testsDir = `${ctx.testsDir}/`;
   const out: { file: string; shape: Json }[] = [];
   for (const f of ctx.task.files) {
     if (!f.endsWith('.json') || f.startsWith(testsDir)) continue;
@@ -52,7 +52,7 @@ export const scoredFieldNotInSchema: StaticRule = {
   *check(ctx) {
     const shapes = statedShapes(ctx);
     if (shapes.length === 0) return;
-    const testsDir = `${(ctx.task.verifier.testsDir || 'tests').replace(/\/+$/, '')}/`;
+    const testsDir = `${ctx.testsDir}/`;
     for (const file of ctx.task.files.filter((f) => f.startsWith(testsDir) && f.endsWith('.json'))) {
       const text = ctx.text(file);
       if (text === undefined) continue;

@@ -4,7 +4,7 @@ import type { AuditContext } from '../context';
 import type { StaticRule } from '../rule';
 import { isPytestCommand, pythonModule } from './commands';
 import { imageFills } from './imageLayout';
-import { resolveWord, workingDirAt } from './workingDir';
+import { pathOfWord, resolveWord, workingDirAt } from './workingDir';
 import { cmdRange, pytestRange, scripts } from './verifierShared';
 
 /** pytest options that take a separate value word (so the value is not read as a path to collect). */
@@ -260,7 +260,7 @@ function builtTestSource(ctx: AuditContext, script: ShellScript, cmd: ShellComma
   const args = w.slice(1).filter((x) => !x.startsWith('-') || x === '-');
   const sources = w[0] === 'cp' ? args.slice(0, -1) : args;
   for (const a of sources) {
-    const r = a.startsWith('/') ? a : cwd !== undefined ? resolveWord(a, cwd) : undefined;
+    const r = pathOfWord(a, cwd);
     if (!r || !TEST_SOURCE.test(r) || !ctx.isAgentWritable(r) || ctx.isReadOnlyMount(r)) continue;
     if (imageFills(ctx, r) && !freshlyCopied(ctx, script, cmd, r)) return r;
   }
@@ -301,7 +301,7 @@ export const verifierRunsAgentWritableCode: StaticRule = {
         }
         const rel = scriptTarget(w, cmd);
         if (!rel) continue;
-        const target = rel.startsWith('/') ? rel : cwd !== undefined ? resolveWord(rel, cwd) : undefined;
+        const target = pathOfWord(rel, cwd);
         if (!target || !ctx.isAgentWritable(target)) continue;
         if (!/(test|check|verif|grade|judge|eval|score)[^/]*$/i.test(target)) continue;
         if (freshlyCopied(ctx, script, cmd, target)) continue;

@@ -51,7 +51,7 @@ export const verifierImageLocalBase: StaticRule = {
   id: 'verifier-image-local-base', class: 'invalidity', severity: 'warning',
   title: 'A verifier image is built FROM a local tag that nothing in the task builds',
   *check(ctx) {
-    const tests = (ctx.task.verifier.testsDir || 'tests').replace(/\/+$/, '');
+    const tests = ctx.testsDir;
     const compose = ctx.task.environment.composeFile;
     const composeText = ctx.text(compose);
     const { built, services } = builtByCompose(composeText);

@@ -4,7 +4,7 @@ import { optionsAt, type ShellCommand, type ShellScript } from '../../parse/shel
 import type { AuditContext } from '../context';
 import type { StaticRule } from '../rule';
 import { installOf, isPytestCommand, isTestCommand, rewardWriteOf } from './commands';
-import { resolveWord, workingDirAt } from './workingDir';
+import { pathOfWord, resolveWord, workingDirAt } from './workingDir';
 import { HARBOR_REWARD, cmdRange, scripts } from './verifierShared';
 
 /** The reward is decided from the test command's status (Harbor verifiers write their own reward). */
@@ -171,7 +171,7 @@ function runsAgentProgram(ctx: AuditContext, script: ShellScript, cmd: ShellComm
   const isPath = /\//.test(target) || (interpreter && /\.(py|js|mjs|sh|rb|pl|jar)$/.test(target));
   if (!isPath || /^\/(tests|logs|oracle|solution|usr|bin|opt\/venv)\//.test(target) || target.includes('$')) return false;
   const cwd = workingDirAt(ctx, script, cmd);
-  const abs = target.startsWith('/') ? target : cwd === undefined ? undefined : resolveWord(target, cwd);
+  const abs = pathOfWord(target, cwd);
   return abs !== undefined && ctx.isAgentWritable(abs) && !/^\/tmp\//.test(abs);
 }
 

@@ -17,6 +17,11 @@ export function resolveWord(value: string, cwd: string): string | undefined {
   return path.posix.resolve(cwd, v);
 }
 
+/** A path word as an absolute path: as written when absolute, else resolved against `cwd` (undefined when unknown). */
+export function pathOfWord(value: string, cwd: string | undefined): string | undefined {
+  return value.startsWith('/') ? value : cwd === undefined ? undefined : resolveWord(value, cwd);
+}
+
 /** The folder the harness starts the verifier in: the image's last WORKDIR, else the configured one, else `/`. */
 function startDir(ctx: AuditContext): string {
   const df = ctx.dockerfile();
