@@ -33,6 +33,10 @@ export const BLIND8_TASK_SAMPLE = 10;
 // The ninth: twelve repositories by twelve new authors, the seventh order's last candidates then a seeded
 // order (`sha256("20261207:b9:" + repo)`) of new public listings; measured after the eighth set's fixes.
 export const BLIND9_TASK_SAMPLE = 10;
+// The tenth: fourteen single-task repositories by fourteen new authors, a seeded order
+// (`sha256("20261207:b10:" + repo)`) of the public listings of repositories holding a root task.toml or
+// solution/solve.sh; measured after the ninth set's fixes. Every task is read (each corpus holds one).
+export const BLIND10_TASK_SAMPLE = 10;
 
 /**
  * The corpus sets, each with its own label file (`source`, the reader's random-sample reading),
@@ -51,6 +55,7 @@ export const SETS = [
   { id: 'blind7', title: 'seventh blind held-out corpora', source: 'blind7.json', size: HELDOUT_PRECISION_SAMPLE, target: BLIND7_TASK_SAMPLE, cleanAnywhere: true, frozen: 'blind7-blind.json' },
   { id: 'blind8', title: 'eighth blind held-out corpora', source: 'blind8.json', size: HELDOUT_PRECISION_SAMPLE, target: BLIND8_TASK_SAMPLE, cleanAnywhere: true, frozen: 'blind8-blind.json' },
   { id: 'blind9', title: 'ninth blind held-out corpora', source: 'blind9.json', size: HELDOUT_PRECISION_SAMPLE, target: BLIND9_TASK_SAMPLE, cleanAnywhere: true, frozen: 'blind9-blind.json' },
+  { id: 'blind10', title: 'tenth blind held-out corpora', source: 'blind10.json', size: HELDOUT_PRECISION_SAMPLE, target: BLIND10_TASK_SAMPLE, cleanAnywhere: true, frozen: 'blind10-blind.json' },
 ];
 
 /** The set a corpora.json entry belongs to: its `set`, else `heldOut: true` (the old form) → heldout, else dev. */

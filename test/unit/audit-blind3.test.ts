@@ -37,8 +37,8 @@ const CASES: readonly Case[] = [
     files: { 'tests/test.sh': STATUS_SH, 'tests/test_outputs.py': SCORED_TEST }, want: ['skip-counts-as-pass info 12'] },
   { name: 'the scoring test ending in `assert True` is a note when the score file decides the reward', base: 'clean-harbor', rules: ['trivial-assertion'],
     files: { 'tests/test.sh': SCORE_SH, 'tests/test_outputs.py': SCORED_TEST }, want: ['trivial-assertion info 21'] },
-  { name: 'the same `assert True` under a status-graded run is an error (the test can never fail)', base: 'clean-harbor', rules: ['trivial-assertion'],
-    files: { 'tests/test.sh': STATUS_SH, 'tests/test_outputs.py': SCORED_TEST }, want: ['trivial-assertion error 21'] },
+  { name: 'the same `assert True` under a status-graded run is a warning (the test can never fail; other tests may still check the work)', base: 'clean-harbor', rules: ['trivial-assertion'],
+    files: { 'tests/test.sh': STATUS_SH, 'tests/test_outputs.py': SCORED_TEST }, want: ['trivial-assertion warning 21'] },
   // unpinned-test-dependency: `uvx --from pkg==v tool`
   { name: 'the command of a `uvx --from` package is not a package of its own; `==0.1.*` pins the package', base: 'clean-harbor', rules: ['unpinned-test-dependency'],
     files: { 'tests/test.sh': PINNED_TOOL_SH('harbor-rewardkit==0.1.*') }, want: [] },

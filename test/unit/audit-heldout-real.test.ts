@@ -57,21 +57,22 @@ const CASES: readonly Case[] = [
       'tests/test_outputs.py': PYT('def test_output():\n    subprocess.run(["bash", "/app/src/build.sh"], check=True)\n    subprocess.run(["bash", "/app/src/run.sh"], check=True)\n    assert Path("/app/output.txt").read_text().strip() == "ok"\n'),
     },
     want: [] },
-  { name: 'a file the instruction asks to write but the image already ships: still an error', base: 'clean-harbor', rules: ['output-already-in-image'],
+  { name: 'a file the instruction asks to write but the image already ships: still reported (a warning: the claim rests on reading the instruction)', base: 'clean-harbor', rules: ['output-already-in-image'],
     files: {
       'instruction.md': 'Write the per-region totals to /app/report.json.\n',
       'environment/report.json': '{"north": 1}\n',
       'environment/Dockerfile': DOCKER('COPY report.json /app/report.json\n'),
       'tests/test_outputs.py': PYT('def test_report():\n    assert json.loads(Path("/app/report.json").read_text())["north"] == 1\n'),
     },
-    want: ['output-already-in-image error 7'] },
+    want: ['output-already-in-image warning 7'] },
   // trivial-assertion: an advisory test passes by design
   { name: 'an advisory test ending in `assert True` is a note', base: 'clean-harbor', rules: ['trivial-assertion'],
     files: { 'tests/test_outputs.py': PYT('def test_totals():\n    assert json.loads(Path("/app/totals.json").read_text()) == {"north": 12.5}\n\n\ndef test_atomic_write_advisory():\n    src = Path("/app/main.go").read_text()\n    if "Rename" not in src:\n        print("Advisory: atomic rename recommended but not required")\n    assert True\n') },
     want: ['trivial-assertion info 18'] },
   // malformed-data-file: Python's json reads NaN
   { name: 'JSON with NaN / Infinity parses in Python: not malformed; a real syntax error still is', base: 'clean-harbor', rules: ['malformed-data-file'],
-    files: { 'tests/expected.json': '{\n  "width": NaN,\n  "peak": Infinity,\n  "low": -Infinity\n}\n', 'tests/summary.json': '{"a": 1,,}\n' },
+    files: { 'tests/expected.json': '{\n  "width": NaN,\n  "peak": Infinity,\n  "low": -Infinity\n}\n', 'tests/summary.json': '{"a": 1,,}\n',
+      'tests/test_outputs.py': PYT('def test_summary():\n    assert json.loads(Path("/tests/summary.json").read_text()) == json.loads(Path("/tests/expected.json").read_text())\n') },
     want: ['malformed-data-file error 1'] },
   // pytest-collection-hijack: a separate verifier container, and the line that runs pytest
   { name: 'separate verifier container: no conftest planting is possible', base: 'clean-harbor', rules: ['pytest-collection-hijack'],

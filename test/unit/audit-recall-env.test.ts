@@ -80,9 +80,9 @@ void describe('unversioned-download-url', () => {
 
 void describe('solution-fetches-fix', () => {
   const rule = ['solution-fetches-fix'];
-  void it('reports an oracle that applies a pull request diff it downloads', async () => {
+  void it('notes an oracle that applies a pull request diff it downloads (online: a note)', async () => {
     const solve = PR_SOLVE('curl -sL https://github.com/acme/widgets/pull/812.diff -o /tmp/fix.diff');
-    assert.deepEqual(await findingsOf('clean-harbor', { 'solution/solve.sh': solve }, rule), ['solution-fetches-fix warning solution/solve.sh:4']);
+    assert.deepEqual(await findingsOf('clean-harbor', { 'solution/solve.sh': solve }, rule), ['solution-fetches-fix info solution/solve.sh:4']);
   });
   void it('reports a clone of the default branch; says the network is cut when the task cuts it', async () => {
     const solve = PR_SOLVE('git clone https://github.com/acme/widgets-fixed.git /tmp/fixed && cp -r /tmp/fixed/src /app/');

@@ -70,7 +70,7 @@ void describe('output-already-in-image', () => {
   const rule = ['output-already-in-image'];
   const test = 'from pathlib import Path\n\ndef test_counts():\n    assert Path("/app/counts.txt").read_text().startswith("3 the")\n';
   void it('fires when the image ships the file to create and the oracle never writes it', async () => {
-    assert.deepEqual(await findings('clean-tb1', { 'counts.txt': '3 the\n', 'solution.sh': '#!/bin/bash\necho done\n', 'tests/test_outputs.py': test, Dockerfile: T_DOCKER('COPY counts.txt /app/counts.txt\n') }, rule), ['output-already-in-image error Dockerfile:6']);
+    assert.deepEqual(await findings('clean-tb1', { 'counts.txt': '3 the\n', 'solution.sh': '#!/bin/bash\necho done\n', 'tests/test_outputs.py': test, Dockerfile: T_DOCKER('COPY counts.txt /app/counts.txt\n') }, rule), ['output-already-in-image warning Dockerfile:6']);
   });
   void it('stays quiet when the oracle writes the file itself (a starting point)', async () => {
     assert.deepEqual(await findings('clean-tb1', { 'counts.txt': '\n', 'tests/test_outputs.py': test, Dockerfile: T_DOCKER('COPY counts.txt /app/counts.txt\n') }, rule), []);

@@ -289,6 +289,22 @@ function parsesAsPythonJson(t: string): boolean {
 /** A path whose folder or name says the file is meant not to parse (tests/fixtures/malformed/x.json, broken.yaml). */
 const DELIBERATELY_BAD = /(^|[/_.-])(malformed|invalid|broken|corrupt(ed)?|bad|truncated)([/_.-]|$)/i;
 
+/** Files their tools read without being named (a package manifest, a compose or CI file). */
+const READ_BY_TOOL = /(^|\/)(package(-lock)?\.json|composer\.json|pnpm-lock\.yaml|environment\.ya?ml|(docker-)?compose\.ya?ml|pubspec\.yaml)$/;
+const LOADER_FILE = /\.(py|sh|bash|js|mjs|cjs|ts|rb|go|rs|java|r|R|jl|ipynb|toml|cfg|ini|txt|md)$|(^|\/)Dockerfile[^/]*$/;
+
+/** Whether anything of the task loads `file`: its tool reads it, or a script, build file or the instruction names it or its folder. */
+function loaded(ctx: AuditContext, file: string): boolean {
+  if (READ_BY_TOOL.test(file)) return true;
+  const parts = file.split('/');
+  const name = parts[parts.length - 1] ?? '';
+  // The folder counts when it is more specific than the tests or solution root (tests/data/*.json read by a glob).
+  const folder = parts.length > 2 ? parts[parts.length - 2] ?? '' : '';
+  const mentions = (t: string): boolean => t.includes(name) || (folder !== '' && t.includes(folder));
+  if (mentions(ctx.instruction() ?? '')) return true;
+  return ctx.textFiles().some((t) => t !== file && LOADER_FILE.test(t) && mentions(ctx.text(t) ?? ''));
+}
+
 /**
  * Whether a test of the task refers to the file (by name, or by its folder's name) and so is the one
  * that feeds it to the code under test: a deliberately malformed fixture is its input, not a defect.
@@ -347,9 +363,13 @@ export const malformedDataFile: StaticRule = {
       const meant = DELIBERATELY_BAD.test(f);
       if (meant && usedByTests(ctx, f, tests)) continue;
       const off = Math.min(bad.offset, t.length);
-      yield { file: f, range: ctx.range(f, off, Math.min(off + 1, t.length)),
-        ...(meant ? { severity: 'info' as const, message: `${f} is ${bad.message}; its name says it is meant to be, but no test refers to it.` }
-          : { message: `${f} is ${bad.message}: tests that load it fail for everyone.` }) };
+      const range = ctx.range(f, off, Math.min(off + 1, t.length));
+      if (meant) { yield { file: f, range, severity: 'info', message: `${f} is ${bad.message}; its name says it is meant to be, but no test refers to it.` }; continue; }
+      // Certain only for a file something loads: one no script, build step or instruction names (a
+      // library's own config, a leftover) breaks nothing the verdict depends on, so it is a note.
+      yield loaded(ctx, f)
+        ? { file: f, range, message: `${f} is ${bad.message}: tests that load it fail for everyone.` }
+        : { file: f, range, severity: 'info', message: `${f} is ${bad.message}; no test, solution, build step or instruction names it, so check whether anything reads it.` };
     }
     yield* scriptAsDataFiles(ctx);
   },

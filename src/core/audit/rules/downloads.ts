@@ -235,8 +235,11 @@ export const solutionFetchesFix: StaticRule = {
     for (const cmd of sol.script.commands) {
       const what = fixFetched(sol.script, cmd);
       if (!what) continue;
+      // Online, a fetch of a moving head is a risk to weigh (archived upstreams, the same repository the
+      // instruction names, a later pin): readers judged most of those not worth a fix, so a note. Offline,
+      // the oracle cannot run at all.
       yield {
-        file: sol.file, range: sol.range(cmd),
+        file: sol.file, range: sol.range(cmd), ...(offline ? {} : { severity: 'info' as const }),
         message: offline
           ? `The oracle fetches ${what} at run time, but the task cuts the agent's network: the reference solution cannot run, and the task is never shown solvable. Ship the fix in solution/.`
           : `The oracle fetches ${what} at run time: it proves the task solvable only while that host serves the same content. Ship the fix in solution/.`,

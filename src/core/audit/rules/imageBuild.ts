@@ -99,7 +99,7 @@ export const aptInstallWithoutUpdate: StaticRule = {
 };
 
 export const nprocWithCpuLimit: StaticRule = {
-  id: 'nproc-with-cpu-limit', class: 'infra', severity: 'warning',
+  id: 'nproc-with-cpu-limit', class: 'infra', severity: 'info',
   title: '`nproc` reports the host\'s CPUs, not the task\'s CPU limit',
   *check(ctx) {
     const cpus = ctx.task.environment.cpus;

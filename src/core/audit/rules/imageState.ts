@@ -33,7 +33,7 @@ function requiredOutputs(instr: string): string[] {
 }
 
 export const outputAlreadyInImage: StaticRule = {
-  id: 'output-already-in-image', class: 'misalignment', severity: 'error',
+  id: 'output-already-in-image', class: 'misalignment', severity: 'warning',
   title: 'The file the agent must create is already in the image, and the oracle never writes it',
   *check(ctx) {
     const df = ctx.dockerfile();

@@ -133,7 +133,7 @@ export const trivialAssertion: StaticRule = {
           // `assert True` is the scoring step, not a check.
           const vacuous = onlyOne && !advisory && !failsOtherwise(tf, fn, assertingHelpers(tf)) && !rewardFromTestWrittenFile(ctx);
           yield {
-            file: tf.file, range: ctx.range(tf.file, a.start, a.end), severity: vacuous ? 'error' as const : 'info' as const,
+            file: tf.file, range: ctx.range(tf.file, a.start, a.end), severity: vacuous ? 'warning' as const : 'info' as const,
             message: `\`${text(tf.tree, a).split('\n')[0]}\` always holds${e.type === 'tuple' ? ' (a non-empty tuple is true)' : ''}: it checks nothing about the agent's work.`,
           };
         }
