@@ -326,6 +326,26 @@ export const CASES: readonly RuleCase[] = [
     good: { 'solution/solve.sh': '#!/bin/bash\necho \'{"north": 12.5}\' > /app/totals.json\n' },
   },
   {
+    rule: 'merge-conflict-markers', base: 'clean-harbor',
+    bad: { 'tests/test.sh': '#!/bin/bash\nmkdir -p /logs/verifier\n<<<<<<< HEAD\npytest --noconftest /tests/test_outputs.py\n=======\npytest --noconftest -rA /tests/test_outputs.py\n>>>>>>> fix\nif [ $? -eq 0 ]; then echo 1 > /logs/verifier/reward.txt; else echo 0 > /logs/verifier/reward.txt; fi\n' },
+    good: { 'tests/test.sh': '#!/bin/bash\nmkdir -p /logs/verifier\npytest --noconftest -rA /tests/test_outputs.py\nif [ $? -eq 0 ]; then echo 1 > /logs/verifier/reward.txt; else echo 0 > /logs/verifier/reward.txt; fi\n' },
+  },
+  {
+    rule: 'verifier-reads-solution', base: 'clean-harbor',
+    bad: { 'solution/expected.json': '{"north": 12.5}\n', 'tests/test_outputs.py': 'import json\n\n\ndef test_totals():\n    assert json.load(open("/app/totals.json")) == json.load(open("/solution/expected.json"))\n' },
+    good: { 'tests/expected.json': '{"north": 12.5}\n', 'tests/test_outputs.py': 'import json\n\n\ndef test_totals():\n    assert json.load(open("/app/totals.json")) == json.load(open("/tests/expected.json"))\n' },
+  },
+  {
+    rule: 'reward-json-not-object', base: 'clean-harbor',
+    bad: { 'tests/test.sh': '#!/bin/bash\nmkdir -p /logs/verifier\nif pytest --noconftest -rA /tests/test_outputs.py; then echo 1 > /logs/verifier/reward.json; else echo 0 > /logs/verifier/reward.json; fi\n' },
+    good: { 'tests/test.sh': '#!/bin/bash\nmkdir -p /logs/verifier\nif pytest --noconftest -rA /tests/test_outputs.py; then echo 1 > /logs/verifier/reward.txt; else echo 0 > /logs/verifier/reward.txt; fi\n' },
+  },
+  {
+    rule: 'tests-unavailable-to-agent', base: 'clean-harbor',
+    bad: { 'tests/test_visible.py': 'def test_ok():\n    assert True\n', 'instruction.md': 'Write the totals per region to `/app/totals.json`. Check your work with `pytest /tests/test_visible.py`.\n' },
+    good: { 'tests/test_visible.py': 'def test_ok():\n    assert True\n', 'instruction.md': 'Write the totals per region to `/app/totals.json`.\n' },
+  },
+  {
     rule: 'instruction-missing-file', base: 'clean-harbor',
     bad: { 'instruction.md': 'Using the rates in `/app/data/rates.csv`, convert each amount in `/app/data/orders.csv` and write the totals per region to `/app/totals.json`.\n' },
     good: { 'instruction.md': 'Using the rates in `/app/data/rates.csv`, convert each amount in `/app/data/orders.csv` and write the totals per region to `/app/totals.json`.\n', 'environment/data/rates.csv': 'region,rate\nnorth,1\n' },

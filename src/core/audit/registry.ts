@@ -26,6 +26,9 @@ import { scoredFieldNotInSchema } from './rules/schemaFields';
 import { sourceTextGrading } from './rules/sourceText';
 import { downloadWithoutFail, solutionFetchesFix, unversionedDownloadUrl } from './rules/downloads';
 import { verifierImageLocalBase } from './rules/verifierImage';
+import { mergeConflictMarkers } from './rules/mergeMarkers';
+import { verifierReadsSolution } from './rules/oracleOnlyPaths';
+import { testsUnavailableToAgent } from './rules/instructionTests';
 
 /** Problems the loaders report (src/core/loader): registered here so every id has a docs page. */
 const LOADER_RULE_SPECS: readonly RuleSpec[] = [
@@ -61,6 +64,7 @@ export const STATIC_RULES: readonly StaticRule[] = [
   verifier.rewardNotWrittenOnFailure,
   verifier.rewardPathMismatch,
   verifier.noRewardWritten,
+  verifier.rewardJsonNotObject,
   verifier.tb1MissingRA,
   verifier.pytestCollectionHijack,
   verifier.verifierRunsAgentWritableCode,
@@ -119,10 +123,13 @@ export const STATIC_RULES: readonly StaticRule[] = [
   cross.externalLiveResource,
   cross.malformedDataFile,
   cross.llmArtifactInTask,
+  mergeConflictMarkers,
   cross.solutionUnpinnedDependency,
   solutionFetchesFix,
   placeholderSolutionRule,
   testPathDisagrees,
+  verifierReadsSolution,
+  testsUnavailableToAgent,
   pathOutsideTask,
 ];
 

@@ -1,6 +1,7 @@
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import type { Task, TaskFormat } from '../model/task';
+import { inFolders, vendoredFolders } from '../model/vendored';
 import { TaskFiles } from './files';
 import { loadHarbor } from './harbor';
 import { ProblemSink } from './problems';
@@ -61,9 +62,12 @@ const TASK_PARTS = /^(environment|tests|solution|steps|\.[^/]+)\//;
  */
 function reportNestedTasks(fileList: readonly string[], problems: ProblemSink): void {
   const nested = new Set<string>();
+  // The example and template tasks of a project copied in whole (a checkout of the Harbor framework
+  // beside the task) belong to that project: nobody meant them as tasks of this dataset.
+  const vendored = vendoredFolders(fileList);
   for (const f of fileList) {
     const slash = f.lastIndexOf('/');
-    if (slash < 0 || TASK_PARTS.test(f) || !isTaskConfigFile(f)) continue;
+    if (slash < 0 || TASK_PARTS.test(f) || !isTaskConfigFile(f) || inFolders(f, vendored)) continue;
     const dir = f.slice(0, slash);
     if (![...nested].some((d) => dir.startsWith(`${d}/`))) nested.add(dir);
   }

@@ -289,15 +289,20 @@ function parsesAsPythonJson(t: string): boolean {
 /** A path whose folder or name says the file is meant not to parse (tests/fixtures/malformed/x.json, broken.yaml). */
 const DELIBERATELY_BAD = /(^|[/_.-])(malformed|invalid|broken|corrupt(ed)?|bad|truncated)([/_.-]|$)/i;
 
-/** Files their tools read without being named (a package manifest, a compose or CI file). */
-const READ_BY_TOOL = /(^|\/)(package(-lock)?\.json|composer\.json|pnpm-lock\.yaml|environment\.ya?ml|(docker-)?compose\.ya?ml|pubspec\.yaml)$/;
+/** Files their tools read without being named (a package manifest, a lock file). */
+const READ_BY_TOOL = /(^|\/)(package(-lock)?\.json|composer\.json|pnpm-lock\.yaml|environment\.ya?ml|pubspec\.yaml)$/;
 const LOADER_FILE = /\.(py|sh|bash|js|mjs|cjs|ts|rb|go|rs|java|r|R|jl|ipynb|toml|cfg|ini|txt|md)$|(^|\/)Dockerfile[^/]*$/;
 
 /** Whether anything of the task loads `file`: its tool reads it, or a script, build file or the instruction names it or its folder. */
-function loaded(ctx: AuditContext, file: string): boolean {
-  if (READ_BY_TOOL.test(file)) return true;
+export function loaded(ctx: AuditContext, file: string): boolean {
+  // The compose file the format reads (Harbor: environment/docker-compose.yaml, not a .yml beside it).
+  if (READ_BY_TOOL.test(file) || file === ctx.task.environment.composeFile) return true;
   const parts = file.split('/');
-  const name = parts[parts.length - 1] ?? '';
+  const base = parts[parts.length - 1] ?? '';
+  // A name another file of the task also has (solution/oracle.json beside tests/oracle.json) is
+  // ambiguous: then only a mention with its folder (`solution/oracle.json`) is one of this file.
+  const twin = ctx.task.files.some((f) => f !== file && f.endsWith(`/${base}`));
+  const name = twin ? parts.slice(-2).join('/') : base;
   // The folder counts when it is more specific than the tests or solution root (tests/data/*.json read by a glob).
   const folder = parts.length > 2 ? parts[parts.length - 2] ?? '' : '';
   const mentions = (t: string): boolean => t.includes(name) || (folder !== '' && t.includes(folder));
@@ -377,8 +382,8 @@ export const malformedDataFile: StaticRule = {
 
 const LLM_MARKERS = /<\/?(read_file|write_to_file|execute_command|function_calls|tool_call|invoke|antml:[a-z_]+)>|\bAs an AI( language model)?\b|\bI need to analyze\b|\bI'll help you\b|\bHere is the (updated|corrected|complete) (code|file|script)\b|\bCertainly! Here/;
 
-/** Folders that keep records of agent runs, not task files. */
-const RUN_RECORD = /(^|\/)(trajectories|trajectory|transcripts|agent[-_]logs|trials)\/|\.(atif|traj)\.json$/i;
+/** Folders that keep records of agent runs, not task files: also Harbor's job folders and Terminal-Bench's runs (named by their start time) and an agent's episode logs. */
+export const RUN_RECORD = /(^|\/)(trajectories|trajectory|transcripts|agent[-_]logs|trials)\/|(^|\/)(jobs|runs)\/\d{4}-\d{2}-\d{2}__\d{2}-\d{2}-\d{2}\/|(^|\/)episode-\d+\/|\.(atif|traj)\.json$/i;
 
 export const llmArtifactInTask: StaticRule = {
   id: 'llm-artifact-in-task', class: 'invalidity', severity: 'warning',

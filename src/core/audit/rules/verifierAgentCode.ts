@@ -288,7 +288,10 @@ export const verifierRunsAgentWritableCode: StaticRule = {
           // Restored only by an unconditional write (not `[ -f package.json ] || cat > package.json`).
           const text = ctx.text(file) ?? '';
           const restored = script.commands.some((c) => c.end <= cmd.start && !c.conditional && /^(cp|mv|install|rsync|cat|tee)$/.test(c.name)
-            && tool.manifests.some((m) => text.slice(c.start, c.end).includes(m)));
+            && tool.manifests.some((m) => text.slice(c.start, c.end).includes(m)))
+            // …or the folder it runs in was just made afresh from the verifier's own tests (`cp -R /tests /tmp/t; cd /tmp/t`).
+            || (cwd !== undefined && script.commands.some((c) => c.end <= cmd.start && !c.conditional && /^(cp|rsync)$/.test(c.name) && /(^|\s)\/tests\/?(\s|$)/.test(text.slice(c.start, c.end)))
+              && tool.manifests.some((m) => freshlyCopied(ctx, script, cmd, `${cwd}/${m}`)));
           if (cwd !== undefined && ctx.isAgentWritable(cwd) && !restored) {
             yield { file, range: cmdRange(ctx, file, cmd), message: `\`${w.slice(0, 3).join(' ')}\` runs what ${tool.manifests[0]} in ${cwd} says, and the agent can edit that file: a test task that does nothing (a \`test\` script that exits 0, a disabled test task) passes. Run the test runner on the verifier's files directly, or restore ${tool.manifests[0]} from tests/ first.` };
           }

@@ -12,6 +12,23 @@ function writesRewardFromStatus(ctx: AuditContext): boolean {
   return ctx.task.format === 'harbor';
 }
 
+/** A file of the tests a command runs (`python3 /tests/verify.py`, `bash ./check.sh`), as a task path. */
+function scriptsRun(ctx: AuditContext, cmd: ShellCommand): string[] {
+  return cmd.args.map((a) => a.value).filter((v) => /\.(py|sh|js|mjs|ts)$/.test(v))
+    .map((v) => (v.startsWith('/tests/') ? `${ctx.testsDir}/${v.slice('/tests/'.length)}` : `${ctx.testsDir}/${v.replace(/^\.\//, '').replace(/^.*\//, '')}`));
+}
+
+/**
+ * The program the command runs writes the reward file itself (a grader that scores and writes
+ * reward.txt): its exit status is not what the reward is decided from, so masking it loses nothing.
+ */
+function writesRewardItself(ctx: AuditContext, cmd: ShellCommand): boolean {
+  return scriptsRun(ctx, cmd).some((f) => {
+    const t = ctx.text(f) ?? '';
+    return /reward\.(txt|json)/.test(t) && /\b(write_text|write|dump|writeFileSync)\b|>\s*\S*reward/.test(t);
+  });
+}
+
 export const exitCodeMasking: StaticRule = {
   id: 'exit-code-masking', class: 'misalignment', severity: 'error', fixable: true,
   title: 'The test command\'s failure is discarded (`|| true`) before the reward is decided',
@@ -20,7 +37,7 @@ export const exitCodeMasking: StaticRule = {
     for (const { file, script } of scripts(ctx)) {
       for (const cmd of script.commands) {
         // Inside `$(…)` the status is the capture's, not what the reward is decided from.
-        if (!isTestCommand(cmd) || !cmd.orTrue || cmd.inSubstitution) continue;
+        if (!isTestCommand(cmd) || !cmd.orTrue || cmd.inSubstitution || writesRewardItself(ctx, cmd)) continue;
         const later = script.tree.text.slice(cmd.end);
         if (!/\$\?|reward/.test(later)) continue;
         const src = script.tree.text;
@@ -51,7 +68,7 @@ export const pipelineStatusMasked: StaticRule = {
     if (!writesRewardFromStatus(ctx)) return;
     for (const { file, script } of scripts(ctx)) {
       for (const cmd of script.commands) {
-        if (!isTestCommand(cmd) || !cmd.pipeline || cmd.pipeline.index === cmd.pipeline.length - 1) continue;
+        if (!isTestCommand(cmd) || !cmd.pipeline || cmd.pipeline.index === cmd.pipeline.length - 1 || writesRewardItself(ctx, cmd)) continue;
         if (optionsAt(script, cmd.start).pipefail) continue;
         const later = script.tree.text.slice(cmd.end);
         if (!(cmd.guarded || optionsAt(script, cmd.start).errexit || /\$\?|PIPESTATUS/.test(later))) continue;
@@ -229,9 +246,14 @@ export const rewardPathMismatch: StaticRule = {
       yield { file: w.file, range: ctx.range(w.file, w.start, w.end), message: `Python writes the reward to ${w.target}${w.target.startsWith('/') ? '' : ' (the working folder)'}, and nothing in the verifier names /logs/verifier: the harness reads /logs/verifier/reward.txt (or reward.json), so no trial gets a verdict. Write the absolute path.` };
     }
     for (const { file, script } of scripts(ctx)) {
+      // A script that also writes the reward where the harness reads it (or to a folder it finds at run
+      // time) makes the other writes extra copies ("for compatibility"): they decide nothing.
+      // Same value, same run: `echo "$R" > "$DIR/reward.txt"` then `echo "$R" > reward.txt`.
+      const said = (c: ShellCommand): string => c.args.map((a) => a.value).join(' ');
+      const kept = new Set(script.commands.filter((c) => { const t = rewardWriteOf(c)?.target; return t !== undefined && (t.includes('$') || HARBOR_REWARD.test(t)); }).map(said));
       for (const cmd of script.commands) {
         const rw = rewardWriteOf(cmd);
-        if (!rw || rw.target.includes('$') || fallbackOfRewardWrite(script, cmd)) continue;
+        if (!rw || rw.target.includes('$') || fallbackOfRewardWrite(script, cmd) || kept.has(said(cmd))) continue;
         if (!rw.target.startsWith('/')) {
           // `echo 1 > reward.txt`: lands in the working folder, which is /logs/verifier only after a `cd` there.
           if (!/^(\.\/)?reward\.(txt|json)$/.test(rw.target)) continue;
@@ -269,5 +291,32 @@ export const noRewardWritten: StaticRule = {
       file: entry, ...(run ? { range: cmdRange(ctx, entry, run) } : {}),
       message: `${entry} never writes /logs/verifier/reward.txt (or reward.json), and no file under ${tests}/ mentions a reward${where}: every trial ends without a verdict.`,
     };
+  },
+};
+
+export const rewardJsonNotObject: StaticRule = {
+  id: 'reward-json-not-object', class: 'infra', severity: 'error',
+  title: 'A bare number is written to reward.json, which Harbor reads as an object of named rewards',
+  *check(ctx) {
+    if (ctx.task.format !== 'harbor') return;
+    for (const { file, script } of scripts(ctx)) {
+      for (const cmd of script.commands) {
+        if (cmd.name !== 'echo' && cmd.name !== 'printf') continue;
+        const rw = rewardWriteOf(cmd);
+        if (!rw || !/(^|\/)reward\.json$/.test(rw.target)) continue;
+        const words = cmd.args.map((a) => a.value).filter((v) => !/^-[neE]+$/.test(v));
+        if (words.some((v) => v.includes('{') && !/^\$\{\w+\}$/.test(v))) continue;
+        // A variable that may hold JSON (`R=$(python3 -c 'print(json.dumps(…))')`, `R='{"reward": 1}'`) is not known to be bare.
+        const vars = words.flatMap((v) => [...v.matchAll(/\$\{?(\w+)\}?/g)].map((m) => m[1] ?? ''));
+        if (vars.some((v) => new RegExp(`(^|[\\s;])${v}=[^\\n]*(\\{|json|jq)`, 'i').test(script.tree.text))) continue;
+        // Harbor reads reward.json before reward.txt and validates it as {"name": number}: a bare
+        // number fails that, and the trial ends in a verifier error instead of a score.
+        const literal = rw.value !== undefined && !rw.value.startsWith('{');
+        yield {
+          file, range: cmdRange(ctx, file, cmd), ...(literal ? {} : { severity: 'warning' as const }),
+          message: `This writes ${literal ? `the bare number ${rw.value}` : 'a bare value'} to ${rw.target}; Harbor reads reward.json first and expects an object of named rewards ({"reward": 1.0}), so the trial ends in a verifier error instead of a score. Write {"reward": …} there, or the number to reward.txt only.`,
+        };
+      }
+    }
   },
 };

@@ -1,0 +1,61 @@
+/**
+ * verifier-reads-solution: the verifier uses /solution, the folder Harbor uploads only when the oracle
+ * agent runs (its OracleAgent copies solution/ there): in any other agent's trial it does not exist.
+ */
+import type { StaticRule } from '../rule';
+import { imageLayout } from './imageLayout';
+
+/** `/solution` as a path of its own (not `/app/solution`), outside a comment line. */
+const SOLUTION_PATH = /(^|[\s"'=:(,[{`]|:-)(\/solution)(\/[\w.@%+-][\w./@%+-]*)?(?=$|[\s"'`)\]},;:])/m;
+
+/**
+ * The first use of /solution in a verifier file. A shell script's bare `/solution` is the folder; a
+ * path below it counts when solution/ holds a file of that name (a web route `/solution/submit` in a
+ * test's HTTP call does not).
+ */
+function firstUse(text: string, shell: boolean, solutionFiles: ReadonlySet<string>): { index: number; path: string } | undefined {
+  let offset = 0;
+  for (const line of text.split('\n')) {
+    const m = /^\s*(#|\/\/)/.test(line) ? null : SOLUTION_PATH.exec(line);
+    const sub = m?.[3];
+    if (m && (sub === undefined ? shell : solutionFiles.has(sub.slice(1)) || solutionFiles.has(sub.slice(sub.lastIndexOf('/') + 1)))) {
+      return { index: offset + m.index + (m[1]?.length ?? 0), path: `${m[2] ?? ''}${sub ?? ''}` };
+    }
+    offset += line.length + 1;
+  }
+  return undefined;
+}
+
+/** `os.path.exists("/solution/x")`, `Path("/solution").is_dir()`, `[ -f /solution/x ]`, `-e /solution`. */
+const EXISTENCE_TEST = /\b(exists|isfile|isdir|is_file|is_dir|access)\s*\(\s*(Path\(\s*)?["']\/solution\b|Path\(\s*["']\/solution[^"']*["']\s*\)\s*\.\s*(exists|is_file|is_dir)\b|\s-[edfrsL]\s+["']?\/solution\b/;
+
+/** `SOL = "/solution/solve.sh"` … `os.path.isfile(SOL)`: the existence test through a variable. */
+function guardedVariable(text: string): boolean {
+  return [...text.matchAll(/\b(\w+)\s*=\s*(?:Path\(\s*)?["']\/solution\b/g)].some((m) => {
+    const v = m[1] ?? '';
+    return new RegExp(`\\b(exists|isfile|isdir|is_file|is_dir)\\s*\\(\\s*${v}\\s*\\)|\\b${v}\\s*\\.\\s*(exists|is_file|is_dir)\\s*\\(`).test(text);
+  });
+}
+
+export const verifierReadsSolution: StaticRule = {
+  id: 'verifier-reads-solution', class: 'invalidity', severity: 'warning',
+  title: 'The verifier uses /solution, which exists only when the oracle runs',
+  *check(ctx) {
+    if (ctx.task.format !== 'harbor') return;
+    // An image that ships the solution at /solution has it in every trial (solution-copied-into-image says why that is wrong).
+    if ([...imageLayout(ctx).files.keys()].some((p) => p === '/solution' || p.startsWith('/solution/'))) return;
+    const solDir = 'solution/';
+    const solutionFiles = new Set(ctx.task.files.filter((f) => f.startsWith(solDir)).flatMap((f) => [f.slice(solDir.length), f.slice(f.lastIndexOf('/') + 1)]));
+    const testFiles = new Set(ctx.task.files.filter((f) => f.startsWith(`${ctx.testsDir}/`)).map((f) => f.slice(f.lastIndexOf('/') + 1)));
+    for (const f of new Set([...ctx.verifierScripts, ...ctx.testPython])) {
+      const t = ctx.text(f);
+      // A verifier that tests whether /solution is there knows it may not be (an oracle-only check, a safety check).
+      if (t === undefined || EXISTENCE_TEST.test(t) || guardedVariable(t)) continue;
+      const use = firstUse(t, !f.endsWith('.py'), solutionFiles);
+      // …and one whose tests keep their own copy of the file uses /solution only as a fallback.
+      if (!use || testFiles.has(use.path.slice(use.path.lastIndexOf('/') + 1))) continue;
+      yield { file: f, range: ctx.range(f, use.index, use.index + use.path.length),
+        message: `The verifier uses ${use.path}, but Harbor uploads solution/ to /solution only when the oracle agent runs: in an agent's trial it is not there, so the verdict fails (or grades the reference) whatever the agent did. Grade the agent's own output, and keep what the tests need under tests/.` };
+    }
+  },
+};
