@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process';
 import type net from 'node:net';
 import { timingSafeEqual } from 'node:crypto';
 import { Server, utils, type Connection, type ParsedKey } from 'ssh2';
+import { sshKeyPair } from './sshKeys';
 
 /**
  * An SSH server in the test process standing in for a remote Docker host: a host key made at start,
@@ -19,11 +20,7 @@ export interface SshRig {
   close(): Promise<void>;
 }
 
-/** An ed25519 key pair in OpenSSH format: the private key file's text and the public `ssh-ed25519 AAAA…` line. */
-export function sshKeyPair(): { privateKey: string; publicKey: string } {
-  const k = utils.generateKeyPairSync('ed25519');
-  return { privateKey: k.private, publicKey: k.public };
-}
+export { sshKeyPair } from './sshKeys';
 
 function parsed(text: string): ParsedKey {
   const k = utils.parseKey(text);
@@ -33,11 +30,11 @@ function parsed(text: string): ParsedKey {
 
 /** `maxSessions`: sessions one connection may hold at once, as sshd's MaxSessions (unlimited when absent). */
 export async function startSshRig(o: { user: string; publicKey: string; dockerHost: string; path?: string; maxSessions?: number }): Promise<SshRig> {
-  const hostKey = utils.generateKeyPairSync('ed25519');
+  const hostKey = sshKeyPair();
   const allowed = parsed(o.publicKey);
   const stats = { logins: 0, sessions: 0, refused: 0 };
   const conns = new Set<Connection>();
-  const server = new Server({ hostKeys: [hostKey.private] }, (client) => {
+  const server = new Server({ hostKeys: [hostKey.privateKey] }, (client) => {
     conns.add(client);
     client.on('close', () => conns.delete(client));
     client.on('error', () => undefined);
@@ -81,7 +78,7 @@ export async function startSshRig(o: { user: string; publicKey: string; dockerHo
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const port = (server.address() as net.AddressInfo).port;
-  const [type, blob] = hostKey.public.split(' ');
+  const [type, blob] = hostKey.publicKey.split(' ');
   return {
     port, stats, knownHostsLine: `[127.0.0.1]:${port} ${type} ${blob}`,
     close: () => new Promise<void>((resolve) => {

@@ -92,6 +92,8 @@ const CASES: readonly Case[] = [
   { name: 'a bare number written to reward.json (Harbor validates it as {"name": number})', base: 'clean-harbor', rules: ['reward-json-not-object'],
     files: { 'tests/test.sh': SH('mkdir -p /logs/verifier\npytest --noconftest -rA /tests/test_outputs.py && R=1 || R=0\necho "$R" > /logs/verifier/reward.json\necho 1 > /logs/verifier/reward.json') },
     want: ['reward-json-not-object error 5', 'reward-json-not-object warning 4'] },
+  { name: '… a bare number written to a reward.json the harness never reads (a relative fallback folder) is not this rule\'s', base: 'clean-harbor', rules: ['reward-json-not-object'],
+    files: { 'tests/test.sh': SH('mkdir -p verifier\necho 1 > verifier/reward.json\necho 1 > /logs/verifier/reward.txt') }, want: [] },
   { name: '… an object, or a variable that holds one, is what Harbor reads', base: 'clean-harbor', rules: ['reward-json-not-object'],
     files: { 'tests/test.sh': SH('mkdir -p /logs/verifier\necho \'{"reward": 1}\' > /logs/verifier/reward.json\nJSON=$(python3 -c \'import json; print(json.dumps({"reward": 1.0}))\')\necho "$JSON" > /logs/verifier/reward.json') },
     want: [] },

@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { Readable } from 'node:stream';
 import { describe, it } from 'node:test';
-import { utils } from 'ssh2';
+import { sshKeyPair } from '../support/sshKeys';
 import { parseCommandArgs, UsageError, type CliIo } from '../../src/cli/command';
 import { runCommand } from '../../src/cli/commands/run';
 import { validateCommand } from '../../src/cli/commands/validate';
@@ -110,12 +110,12 @@ void describe('engine addresses', () => {
     assert.deepEqual([ssh.ssh?.username, ssh.ssh?.port, ssh.ssh?.agent, ssh.ssh?.key, ssh.ssh?.defaultKeys], ['deploy', 2222, '/tmp/agent.sock', undefined, []]);
     assert.equal(ssh.ssh?.knownHosts[0], path.join(home, '.ssh', 'known_hosts'));
     // ?key= names a private key file (read now: a wrong path is a usage error, not a failed trial).
-    const { private: pem } = utils.generateKeyPairSync('ed25519');
+    const { privateKey: pem } = sshKeyPair();
     fs.writeFileSync(path.join(home, 'deploy_key'), pem);
     const keyed = parseEngineAddress('ssh://deploy@host2?key=~/deploy_key&slots=2', { HOME: home });
     assert.deepEqual([keyed.endpoint, keyed.slots, keyed.ssh?.key?.file, keyed.ssh?.port], ['ssh://deploy@host2', 2, path.join(home, 'deploy_key'), 22]);
     assert.throws(() => parseEngineAddress('ssh://deploy@host2?key=/nonexistent/key', {}), /key file \/nonexistent\/key cannot be read/);
-    fs.writeFileSync(path.join(home, 'locked_key'), utils.generateKeyPairSync('ed25519', { passphrase: 'pw', cipher: 'aes256-cbc', rounds: 4 }).private);
+    fs.writeFileSync(path.join(home, 'locked_key'), sshKeyPair('pw').privateKey);
     assert.throws(() => parseEngineAddress(`ssh://deploy@host2?key=${path.join(home, 'locked_key')}`, {}), /passphrase.*ssh-add/);
     // With no key named, the default identity files that need no passphrase are tried (after the agent).
     fs.mkdirSync(path.join(home, '.ssh'));

@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, it } from 'node:test';
-import { utils } from 'ssh2';
+import { sshKeyPair } from '../support/sshKeys';
 import { EngineAddressError, parseEngineAddress } from '../../src/core/sandbox/engines';
 import { hostMatches, resolveSshConfig, SshConfigError } from '../../src/core/sandbox/sshConfig';
 
@@ -66,7 +66,7 @@ void describe('ssh config: the parser', () => {
 void describe('ssh config: ssh:// engine addresses', () => {
   const home = fs.mkdtempSync(path.join(os.tmpdir(), 'tw-sshcfg-'));
   fs.mkdirSync(path.join(home, '.ssh'));
-  const { private: pem } = utils.generateKeyPairSync('ed25519');
+  const { privateKey: pem } = sshKeyPair();
   fs.writeFileSync(path.join(home, '.ssh', 'engine_key'), pem);
   fs.writeFileSync(path.join(home, '.ssh', 'id_ed25519'), pem);
   fs.writeFileSync(path.join(home, '.ssh', 'config'), [

@@ -33,10 +33,15 @@ export const mergeConflictMarkers: StaticRule = {
       const range = ctx.range(f, at, end < 0 ? t.length : end);
       // Certain to break only what something of the task reads: a conflicted file nothing loads (a
       // compose file the format ignores) is a warning.
-      yield PARSED.test(f) && (harness.has(f) || ownsIt(f) || loaded(ctx, f))
-        ? { file: f, range, message: `${f} still holds an unresolved merge conflict: both sides and the marker lines are in the file, so it does not parse or run as written. Keep one side and delete the markers.` }
+      const parsed = PARSED.test(f);
+      if (parsed && (ownsIt(f) || loaded(ctx, f))) {
+        yield { file: f, range, message: `${f} still holds an unresolved merge conflict: both sides and the marker lines are in the file, so it does not parse or run as written. Keep one side and delete the markers.` };
+      } else if (parsed) {
+        yield { file: f, range, severity: 'warning', message: `${f} still holds an unresolved merge conflict, so it does not parse; nothing of the task reads it as set up now, but a leftover that breaks on first use: resolve it or delete the file.` };
+      } else {
         // Prose or data still reads, but says two things at once (or carries both versions of a record).
-        : { file: f, range, severity: 'warning', message: `${f} still holds an unresolved merge conflict: both versions and the marker lines are in the text the agent or the tests read. Keep one side and delete the markers.` };
+        yield { file: f, range, severity: 'warning', message: `${f} still holds an unresolved merge conflict: both versions and the marker lines are in the text the agent or the tests read. Keep one side and delete the markers.` };
+      }
     }
   },
 };

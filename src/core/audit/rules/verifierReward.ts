@@ -303,7 +303,8 @@ export const rewardJsonNotObject: StaticRule = {
       for (const cmd of script.commands) {
         if (cmd.name !== 'echo' && cmd.name !== 'printf') continue;
         const rw = rewardWriteOf(cmd);
-        if (!rw || !/(^|\/)reward\.json$/.test(rw.target)) continue;
+        // Only a write the harness may read: /logs/verifier/reward.json, or a folder the script finds at run time.
+        if (!rw || !/(^|\/)reward\.json$/.test(rw.target) || !(HARBOR_REWARD.test(rw.target) || rw.target.includes('$'))) continue;
         const words = cmd.args.map((a) => a.value).filter((v) => !/^-[neE]+$/.test(v));
         if (words.some((v) => v.includes('{') && !/^\$\{\w+\}$/.test(v))) continue;
         // A variable that may hold JSON (`R=$(python3 -c 'print(json.dumps(…))')`, `R='{"reward": 1}'`) is not known to be bare.
