@@ -6,7 +6,9 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { findingsOf as found, type PatternCase as Case } from './audit-helpers';
+import { auditTask } from '../../src/core/audit/index';
+import { loadTask } from '../../src/core/loader/index';
+import { findingsOf as found, makeTask, removeTemp, type PatternCase as Case } from './audit-helpers';
 
 const SH = (body: string): string => `#!/bin/bash\n${body}\n`;
 
@@ -111,4 +113,16 @@ void describe('audit on the tenth blind set\'s causes: one fixture per cause', (
       assert.deepEqual(await found(c.base, c.files, c.rules), [...c.want].sort());
     });
   }
+});
+
+void describe('reward-not-written-on-failure points at the `set -e` that causes it', () => {
+  void it('names the test run and, beside it, the line that turned errexit on (where the tenth set\'s readers pointed)', async () => {
+    const dir = await makeTask('clean-harbor', { 'tests/test.sh': SH('set -euo pipefail\nmkdir -p /logs/verifier\npytest --noconftest -rA /tests/test_outputs.py\necho 1 > /logs/verifier/reward.txt') });
+    try {
+      const f = (await auditTask(await loadTask(dir), { ignoreConfigFiles: true })).find((x) => x.rule === 'reward-not-written-on-failure');
+      assert.deepEqual([f?.range?.start.line, f?.related?.map((r) => [r.file, r.range?.start.line, r.message])], [3, [['tests/test.sh', 1, '`set -e` is turned on here']]]);
+    } finally {
+      await removeTemp(dir);
+    }
+  });
 });

@@ -1,5 +1,5 @@
 /** How the verifier turns test results into reward: masked exit codes and pipelines, unconditional or missing rewards. */
-import type { Fix } from '../../model/finding';
+import type { Fix, RelatedLocation } from '../../model/finding';
 import { optionsAt, type ShellCommand, type ShellScript } from '../../parse/shell';
 import type { AuditContext } from '../context';
 import type { StaticRule } from '../rule';
@@ -110,6 +110,13 @@ export const unconditionalReward: StaticRule = {
   },
 };
 
+/** Where `set -e` (or `set -o errexit`) that governs `cmd` was turned on: shown beside the finding, as readers point there. */
+function errexitAt(ctx: AuditContext, file: string, script: ShellScript, cmd: ShellCommand): RelatedLocation[] {
+  const on = script.commands.filter((c) => c.end <= cmd.start && c.name === 'set'
+    && c.args.some((a, i) => /^-[a-z]*e[a-z]*$/.test(a.value) || (a.value === '-o' && c.args[i + 1]?.value === 'errexit'))).pop();
+  return on ? [{ file, range: cmdRange(ctx, file, on), message: '`set -e` is turned on here' }] : [];
+}
+
 export const rewardNotWrittenOnFailure: StaticRule = {
   id: 'reward-not-written-on-failure', class: 'infra', severity: 'warning',
   title: '`set -e` stops the verifier before it writes reward 0',
@@ -128,7 +135,7 @@ export const rewardNotWrittenOnFailure: StaticRule = {
         if (script.commands.some((c) => c.name === 'trap' && /EXIT|ERR/.test(c.args.map((a) => a.value).join(' ')))) continue;
         reported = true;
         yield {
-          file, range: cmdRange(ctx, file, cmd),
+          file, range: cmdRange(ctx, file, cmd), related: errexitAt(ctx, file, script, cmd),
           message: 'With `set -e` in effect, a failing test run exits the script here, before the reward is written: the trial ends without a reward instead of with 0.',
         };
       }
@@ -146,7 +153,7 @@ export const rewardNotWrittenOnFailure: StaticRule = {
       if (agentRun) {
         const what = isCheck(agentRun) ? 'checks the agent\'s work here' : 'runs the agent\'s program here';
         yield {
-          file, range: cmdRange(ctx, file, agentRun),
+          file, range: cmdRange(ctx, file, agentRun), related: errexitAt(ctx, file, script, agentRun),
           message: `With \`set -e\` in effect, \`${agentRun.name}\` ${what}: when the agent's work is wrong it fails, the script exits before any reward is written, and a failed attempt becomes a trial without a verdict (counted as infra, not as the agent's failure). Write 0 to the reward file first, or guard the command.`,
         };
         continue;
@@ -154,7 +161,7 @@ export const rewardNotWrittenOnFailure: StaticRule = {
       const install = script.commands.find((c) => (installOf(c) !== undefined || isPlaywrightInstall(c.name, c.args.map((a) => a.value))) && unguarded(c));
       if (install) {
         yield {
-          file, range: cmdRange(ctx, file, install),
+          file, range: cmdRange(ctx, file, install), related: errexitAt(ctx, file, script, install),
           message: 'With `set -e` in effect, a failing install here (a registry or network hiccup) exits the script before any reward is written: the trial ends without a reward instead of with 0. Write 0 to the reward file first, or guard the install.',
         };
       }
