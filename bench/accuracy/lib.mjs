@@ -37,6 +37,10 @@ export const BLIND9_TASK_SAMPLE = 10;
 // (`sha256("20261207:b10:" + repo)`) of the public listings of repositories holding a root task.toml or
 // solution/solve.sh; measured after the ninth set's fixes. Every task is read (each corpus holds one).
 export const BLIND10_TASK_SAMPLE = 10;
+// The eleventh: a seeded order (`sha256("20261207:b11:" + repo)`) of the public listings of repository
+// names containing "swarmbench" and "rl-env" plus the tenth order's two unexamined candidates, one per
+// new author; all eight that hold a task (120 walked); measured after the tenth set's fixes.
+export const BLIND11_TASK_SAMPLE = 10;
 
 /**
  * The corpus sets, each with its own label file (`source`, the reader's random-sample reading),
@@ -56,6 +60,7 @@ export const SETS = [
   { id: 'blind8', title: 'eighth blind held-out corpora', source: 'blind8.json', size: HELDOUT_PRECISION_SAMPLE, target: BLIND8_TASK_SAMPLE, cleanAnywhere: true, frozen: 'blind8-blind.json' },
   { id: 'blind9', title: 'ninth blind held-out corpora', source: 'blind9.json', size: HELDOUT_PRECISION_SAMPLE, target: BLIND9_TASK_SAMPLE, cleanAnywhere: true, frozen: 'blind9-blind.json' },
   { id: 'blind10', title: 'tenth blind held-out corpora', source: 'blind10.json', size: HELDOUT_PRECISION_SAMPLE, target: BLIND10_TASK_SAMPLE, cleanAnywhere: true, frozen: 'blind10-blind.json' },
+  { id: 'blind11', title: 'eleventh blind held-out corpora', source: 'blind11.json', size: HELDOUT_PRECISION_SAMPLE, target: BLIND11_TASK_SAMPLE, cleanAnywhere: true, frozen: 'blind11-blind.json' },
 ];
 
 /** The set a corpora.json entry belongs to: its `set`, else `heldOut: true` (the old form) → heldout, else dev. */
