@@ -213,6 +213,24 @@ function handedOver(ctx: AuditContext, copy: DockerCopy): boolean {
   });
 }
 
+/** A test runner run as a command (`npm test`, `dotnet test`, `bundle exec rspec`, `pytest tests/`), after an optional `$ `, `cd x &&` or `docker compose exec svc`. */
+const RUNNER_LINE = /^\s*(?:[$>]\s*)?(?:cd\s+\S+\s*&&\s*)?(?:docker[ -]compose\s+(?:exec|run)\s+(?:-\S+\s+)*\S+\s+)?(?:python3?\s+-m\s+)?(pytest|npm\s+(?:run\s+)?test|yarn\s+test|npx\s+jest|jest|go\s+test|cargo\s+test|dotnet\s+test|mvn\s+(?:-\S+\s+)*test|\.?\/?gradlew?\s+test|(?:bundle\s+exec\s+)?rspec|make\s+test|ctest|mix\s+test|phpunit|vendor\/bin\/phpunit)\b/m;
+const RUNNER_INLINE = /\ball (?:the )?tests pass when (?:you )?run(?:ning)?\b|\b(?:make|get|ensure)\s+(?:all\s+|every\s+)?(?:of\s+)?(?:the\s+)?(?:failing\s+|existing\s+)?tests?\s+(?:to\s+)?pass\b/i;
+
+/**
+ * The instruction has the agent run the project's own test suite (a runner command on a line of its
+ * own, "make the failing tests pass"): the tests in the image are the suite the agent works against,
+ * handed over on purpose (SWE-style tasks); whether the verifier trusts that copy is another rule's concern.
+ */
+function agentRunsTheSuite(ctx: AuditContext): boolean {
+  const text = ctx.instruction() ?? '';
+  // Commands only: lines of fenced code blocks and inline code spans, not prose that names a runner.
+  const code = [...text.matchAll(/```[^\n]*\n([\s\S]*?)```/g)].map((m) => m[1] ?? '').join('\n')
+    + '\n' + [...text.matchAll(/`([^`\n]+)`/g)].map((m) => m[1] ?? '').join('\n');
+  // A run of the verifier's own /tests (`pytest /tests/test_outputs.py`) says how grading works, not that the agent has a suite.
+  return code.split('\n').some((l) => RUNNER_LINE.test(l) && !/(^|\s)\/tests\b/.test(l)) || RUNNER_INLINE.test(text);
+}
+
 /** A file of the tests folder that is part of the checks: a test or entry script, or one the test code names. */
 function checksSomething(ctx: AuditContext, f: string, testCode: string): boolean {
   const name = f.slice(f.lastIndexOf('/') + 1);
@@ -235,7 +253,7 @@ const testsCopiedByDockerfile = copiedIntoImageRule({
   // Copied where the instruction sends the agent (`COPY tests/p.npy /app/p.npy` and "`/app/p.npy`",
   // `COPY tests/rs/ /app/rs/` and "`/app/rs`", `COPY tests/interp.py /app` and "interp.py"): input or a
   // reference the agent is told to use, not a leaked check.
-  given: (ctx, copy) => handedOver(ctx, copy),
+  given: (ctx, copy) => handedOver(ctx, copy) || agentRunsTheSuite(ctx),
   // The entry script alone tells how tests run, not what they check: only the tests themselves count.
   matters: (ctx, shipped) => {
     const testCode = [...ctx.verifierScripts, ...ctx.testPython].map((f) => ctx.text(f) ?? '').join('\n');

@@ -102,6 +102,9 @@ export const assertionFreeTest: StaticRule = {
         // not a pytest test: judging it as one misreads the file.
         if (own(fn, 'return_statement').some((r) => r.children.some((c) => c.named))) continue;
         const body = text(tf.tree, fn.body).trim();
+        // A "must not raise" test (`remove("missing")  # should not raise`): the call is the check, and
+        // pytest fails the test if it raises.
+        if (NO_RAISE.test(fn.name.replace(/_/g, ' ')) || NO_RAISE.test(body)) continue;
         if (/^(pass|\.\.\.)$/.test(body) || /^("""|''')[\s\S]*("""|''')\s*(pass)?$/.test(body)) {
           yield { file: tf.file, range: fnRange(ctx, tf, fn), message: `${fn.name} is empty: it passes for any agent.` };
           continue;
@@ -111,6 +114,9 @@ export const assertionFreeTest: StaticRule = {
     }
   },
 };
+
+/** A test whose contract is that a call does not raise: said in its name, docstring or a comment. */
+const NO_RAISE = /\b(should|must|does|do|will)(n't| not) (raise|throw|error|crash|fail)\b|\bno (exception|error)s? (is |are )?(raised|thrown)\b|\bwithout (raising|throwing|an? (exception|error))\b|\b(doesnt|does not|no) (raise|crash|error)\b/i;
 
 const ADVISORY = /\b(advisory|recommended|not required|best[- ]effort|optional|informational)\b/i;
 

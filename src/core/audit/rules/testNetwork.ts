@@ -19,6 +19,10 @@ interface TestUrl {
 }
 
 const RAW_IP = /^\d{1,3}(\.\d{1,3}){3}$/;
+/** Loopback, private and link-local addresses: a test's SSRF inputs or a sibling service, never a third party. */
+const LOCAL_IP = /^(127\.|10\.|192\.168\.|169\.254\.|0\.0\.0\.0$|172\.(1[6-9]|2\d|3[01])\.)/;
+/** A public raw IP the tests reach: a remote grader unless it only sits in a list of test inputs. */
+const remoteIp = (host: string): boolean => RAW_IP.test(host) && !LOCAL_IP.test(host);
 const HTTP_CALL = /^(requests|httpx|session|client|s)\.(get|post|put|request|head)$|^(urllib\.request\.)?(urlopen|urlretrieve|Request)$|^(wget\.download)$/;
 const SENDS = /\.(post|put)$|Request$/;
 
@@ -53,8 +57,10 @@ function testUrls(ctx: AuditContext): TestUrl[] {
           const callNode = n.parent?.type === 'argument_list' ? n.parent.parent : undefined;
           const direct = callNode ? calleeName(tf.tree, callNode) : undefined;
           const call = direct && HTTP_CALL.test(direct) ? direct : shellFetch(tf.tree, n);
-          const grading = RAW_IP.test(host) || (call !== undefined && SENDS.test(call));
-          if (call !== undefined || RAW_IP.test(host)) out.push({ file: tf.file, node: n, url, host, grading, ...(call ? { call } : {}) });
+          // A URL that is an item of a list, tuple or set literal is test data (`blocked = ["http://10.0.0.1/"]`), not a call.
+          const data = call === undefined && /^(list|tuple|set)$/.test(n.parent?.type ?? '');
+          const grading = (remoteIp(host) && !data) || (call !== undefined && SENDS.test(call));
+          if (call !== undefined || (remoteIp(host) && !data)) out.push({ file: tf.file, node: n, url, host, grading, ...(call ? { call } : {}) });
         }
       }
     }
@@ -71,7 +77,7 @@ export const externalGradingService: StaticRule = {
     for (const u of testUrls(ctx).filter((x) => x.grading)) byFile.set(u.file, [...(byFile.get(u.file) ?? []), u]);
     for (const [file, urls] of byFile) {
       const first = urls[0] as TestUrl;
-      const ip = RAW_IP.test(first.host);
+      const ip = remoteIp(first.host);
       yield {
         file, range: ctx.range(file, first.node.start, first.node.end),
         message: `The tests send the agent's work to ${first.url}${ip ? ' (a bare IP address, with no name that can be moved)' : ''} and grade by its answer: when that host is down, slow or changes, every trial scores 0 or a different reward, and the task cannot be run offline. Grade inside the container.`,

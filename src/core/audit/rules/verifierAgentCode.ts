@@ -272,6 +272,7 @@ export const verifierRunsAgentWritableCode: StaticRule = {
   title: 'The verifier runs a test or checker that lives where the agent can edit it',
   *check(ctx) {
     const instruction = ctx.instruction();
+    const ran = new Set<string>();
     for (const { file, script } of scripts(ctx)) {
       for (const cmd of script.commands) {
         const w = effectiveWords(cmd);
@@ -306,10 +307,13 @@ export const verifierRunsAgentWritableCode: StaticRule = {
         if (!rel) continue;
         const target = pathOfWord(rel, cwd);
         if (!target || !ctx.isAgentWritable(target)) continue;
-        if (!/(test|check|verif|grade|judge|eval|score)[^/]*$/i.test(target)) continue;
+        if (!/(test|check|verif|grad(e|er|ing)|judge|eval|scor(e|er|ing)|reward)[^/]*$/i.test(target)) continue;
         if (freshlyCopied(ctx, script, cmd, target)) continue;
         // The instruction asks the agent to write this script: it is the deliverable, not the judge.
         if (asksFor(instruction, target)) continue;
+        // Once per script and program: running the same scorer again (for its JSON summary) is the same fix.
+        if (ran.has(`${file}\u0000${target}`)) continue;
+        ran.add(`${file}\u0000${target}`);
         yield { file, range: cmdRange(ctx, file, cmd), message: `The verifier runs ${target}, which sits where the agent can rewrite it: the agent can make the judge say yes.` };
       }
     }
