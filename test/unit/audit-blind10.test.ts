@@ -99,6 +99,12 @@ const CASES: readonly Case[] = [
   { name: '… an object, or a variable that holds one, is what Harbor reads', base: 'clean-harbor', rules: ['reward-json-not-object'],
     files: { 'tests/test.sh': SH('mkdir -p /logs/verifier\necho \'{"reward": 1}\' > /logs/verifier/reward.json\nJSON=$(python3 -c \'import json; print(json.dumps({"reward": 1.0}))\')\necho "$JSON" > /logs/verifier/reward.json') },
     want: [] },
+  // solution-path-missing (new)
+  { name: 'a solve.sh that runs /app/solution/solve.py, where neither Harbor nor the image puts it', base: 'clean-harbor', rules: ['solution-path-missing'],
+    files: { 'solution/solve.py': 'print(1)\n', 'solution/solve.sh': SH('set -e\ncd /app\npython /app/solution/solve.py') }, want: ['solution-path-missing warning 4'] },
+  { name: '… quiet when the script copies it there first, or the image ships it there', base: 'clean-harbor', rules: ['solution-path-missing'],
+    files: { 'solution/solve.py': 'print(1)\n', 'solution/solve.sh': SH('set -e\ncp -r /solution /app/solution\npython /app/solution/solve.py'),
+      'environment/solve.py': 'print(1)\n', 'environment/Dockerfile': 'FROM python:3.12-slim-bookworm\nWORKDIR /app\nCOPY data/ /app/data/\nCOPY solve.py /opt/ref/solve.py\n' }, want: [] },
   // tests-unavailable-to-agent (new)
   { name: 'the instruction has the agent iterate with `pytest /tests/test_visible.py`, which is uploaded only for the verifier', base: 'clean-harbor', rules: ['tests-unavailable-to-agent'],
     files: { 'tests/test_visible.py': 'def test_ok():\n    assert True\n', 'instruction.md': 'Fix the scheduler in /app.\n\nIterate with `pytest /tests/test_visible.py` until it passes.\n' },

@@ -336,6 +336,11 @@ export const CASES: readonly RuleCase[] = [
     good: { 'tests/expected.json': '{"north": 12.5}\n', 'tests/test_outputs.py': 'import json\n\n\ndef test_totals():\n    assert json.load(open("/app/totals.json")) == json.load(open("/tests/expected.json"))\n' },
   },
   {
+    rule: 'solution-path-missing', base: 'clean-harbor',
+    bad: { 'solution/solve.py': 'print("totals")\n', 'solution/solve.sh': '#!/bin/bash\nset -e\npython3 /app/solution/solve.py\n' },
+    good: { 'solution/solve.py': 'print("totals")\n', 'solution/solve.sh': '#!/bin/bash\nset -e\npython3 /solution/solve.py\n' },
+  },
+  {
     rule: 'reward-json-not-object', base: 'clean-harbor',
     bad: { 'tests/test.sh': '#!/bin/bash\nmkdir -p /logs/verifier\nif pytest --noconftest -rA /tests/test_outputs.py; then echo 1 > /logs/verifier/reward.json; else echo 0 > /logs/verifier/reward.json; fi\n' },
     good: { 'tests/test.sh': '#!/bin/bash\nmkdir -p /logs/verifier\nif pytest --noconftest -rA /tests/test_outputs.py; then echo 1 > /logs/verifier/reward.txt; else echo 0 > /logs/verifier/reward.txt; fi\n' },

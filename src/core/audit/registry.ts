@@ -27,7 +27,7 @@ import { sourceTextGrading } from './rules/sourceText';
 import { downloadWithoutFail, solutionFetchesFix, unversionedDownloadUrl } from './rules/downloads';
 import { verifierImageLocalBase } from './rules/verifierImage';
 import { mergeConflictMarkers } from './rules/mergeMarkers';
-import { verifierReadsSolution } from './rules/oracleOnlyPaths';
+import { solutionPathMissing, verifierReadsSolution } from './rules/oracleOnlyPaths';
 import { testsUnavailableToAgent } from './rules/instructionTests';
 
 /** Problems the loaders report (src/core/loader): registered here so every id has a docs page. */
@@ -129,6 +129,7 @@ export const STATIC_RULES: readonly StaticRule[] = [
   placeholderSolutionRule,
   testPathDisagrees,
   verifierReadsSolution,
+  solutionPathMissing,
   testsUnavailableToAgent,
   pathOutsideTask,
 ];

@@ -59,3 +59,35 @@ export const verifierReadsSolution: StaticRule = {
     }
   },
 };
+
+/** Commands that run or read the file named by their arguments (`python3 X`, `bash X`, `cp X dest`). */
+const RUNS_OR_READS = /^(python[\d.]*|bash|sh|node|Rscript|ruby|perl|source|\.|cat|cp|install)$/;
+
+export const solutionPathMissing: StaticRule = {
+  id: 'solution-path-missing', class: 'invalidity', severity: 'warning',
+  title: 'The reference solution runs one of its own files from a path where Harbor does not put it',
+  *check(ctx) {
+    const file = ctx.solutionScript;
+    const script = ctx.shell(file);
+    if (ctx.task.format !== 'harbor' || !file || !script || !ctx.dockerfile()) return;
+    const own = new Set(ctx.task.files.filter((f) => f.startsWith('solution/') && f !== file).map((f) => f.slice(f.lastIndexOf('/') + 1)));
+    if (own.size === 0) return;
+    const layout = imageLayout(ctx);
+    const text = script.tree.text;
+    for (const cmd of script.commands) {
+      const args = cmd.args.map((a) => a.value);
+      const words = RUNS_OR_READS.test(cmd.name) ? (cmd.name === 'cp' || cmd.name === 'install' ? args.slice(0, -1) : args) : [cmd.name];
+      for (const w of words) {
+        if (!w.startsWith('/') || w.includes('$') || w === '/solution' || w.startsWith('/solution/')) continue;
+        const name = w.slice(w.lastIndexOf('/') + 1);
+        const dir = w.slice(0, w.lastIndexOf('/')) || '/';
+        if (!own.has(name) || layout.files.has(w) || [...layout.opaqueDirs.keys()].some((d) => w.startsWith(`${d}/`))) continue;
+        // Put there by the script itself first (`cp -r /solution /app/solution`, `mkdir -p /app/solution`).
+        if (text.slice(0, cmd.start).includes(dir)) continue;
+        yield { file, range: ctx.range(file, cmd.start, cmd.end),
+          message: `The solution runs ${w}, but Harbor uploads solution/ to /solution and the image puts no ${name} at ${dir}: the oracle fails before it solves anything. Use /solution/${name}, or a path relative to the script's own folder.` };
+        return;
+      }
+    }
+  },
+};
