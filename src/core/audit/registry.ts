@@ -27,6 +27,7 @@ import { sourceTextGrading } from './rules/sourceText';
 import { downloadWithoutFail, solutionFetchesFix, unversionedDownloadUrl } from './rules/downloads';
 import { verifierImageLocalBase } from './rules/verifierImage';
 import { mergeConflictMarkers } from './rules/mergeMarkers';
+import { malformedDataFile } from './rules/malformedData';
 import { solutionPathMissing, verifierReadsSolution } from './rules/oracleOnlyPaths';
 import { testsUnavailableToAgent } from './rules/instructionTests';
 
@@ -121,7 +122,7 @@ export const STATIC_RULES: readonly StaticRule[] = [
   cross.solutionExceedsTimeout,
   cross.verifierTimeoutTooShort,
   cross.externalLiveResource,
-  cross.malformedDataFile,
+  malformedDataFile,
   cross.llmArtifactInTask,
   mergeConflictMarkers,
   cross.solutionUnpinnedDependency,

@@ -1,6 +1,7 @@
 /** merge-conflict-markers: a task file still holds an unresolved merge conflict. */
 import type { StaticRule } from '../rule';
-import { RUN_RECORD, loaded } from './crossFile';
+import { RUN_RECORD } from './crossFile';
+import { loaded } from './malformedData';
 
 /** Files a program parses or runs: a conflict there is a syntax error, not untidy text. */
 const PARSED = /\.(sh|bash|py|js|mjs|cjs|ts|go|rs|java|c|h|cc|cpp|hpp|rb|pl|r|jl|toml|ya?ml|json|ini|cfg|xml|mk)$|(^|\/)(Dockerfile[^/]*|Makefile|Containerfile)$/i;
