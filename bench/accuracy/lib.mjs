@@ -41,6 +41,9 @@ export const BLIND10_TASK_SAMPLE = 10;
 // names containing "swarmbench" and "rl-env" plus the tenth order's two unexamined candidates, one per
 // new author; all eight that hold a task (120 walked); measured after the tenth set's fixes.
 export const BLIND11_TASK_SAMPLE = 10;
+// The twelfth: a seeded order (`sha256("20261207:b12:" + repo)`) of the public listing of repository names
+// containing "rl-task" plus one "harbor-env"; the two of 98 that hold a task; measured after the eleventh's fixes.
+export const BLIND12_TASK_SAMPLE = 10;
 
 /**
  * The corpus sets, each with its own label file (`source`, the reader's random-sample reading),
@@ -61,6 +64,7 @@ export const SETS = [
   { id: 'blind9', title: 'ninth blind held-out corpora', source: 'blind9.json', size: HELDOUT_PRECISION_SAMPLE, target: BLIND9_TASK_SAMPLE, cleanAnywhere: true, frozen: 'blind9-blind.json' },
   { id: 'blind10', title: 'tenth blind held-out corpora', source: 'blind10.json', size: HELDOUT_PRECISION_SAMPLE, target: BLIND10_TASK_SAMPLE, cleanAnywhere: true, frozen: 'blind10-blind.json' },
   { id: 'blind11', title: 'eleventh blind held-out corpora', source: 'blind11.json', size: HELDOUT_PRECISION_SAMPLE, target: BLIND11_TASK_SAMPLE, cleanAnywhere: true, frozen: 'blind11-blind.json' },
+  { id: 'blind12', title: 'twelfth blind held-out corpora', source: 'blind12.json', size: HELDOUT_PRECISION_SAMPLE, target: BLIND12_TASK_SAMPLE, cleanAnywhere: true, frozen: 'blind12-blind.json' },
 ];
 
 /** The set a corpora.json entry belongs to: its `set`, else `heldOut: true` (the old form) → heldout, else dev. */
