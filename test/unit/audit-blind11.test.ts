@@ -48,3 +48,29 @@ void describe('audit on the eleventh blind set\'s causes: one fixture per cause'
     });
   }
 });
+
+/** The twelfth blind set's causes (bench/accuracy/labels/blind12.json): tasks run through their authors' own verifier images. */
+const SEPARATE = 'version = "1.0"\n\n[verifier]\nenvironment_mode = "separate"\ntimeout_sec = 900.0\n\n[agent]\ntimeout_sec = 600.0\n\n[environment]\ndocker_image = "rl-exploits-lbp:latest"\n';
+const CASES12: readonly Case[] = [
+  { name: 'a verifier that hands grading to a program its image installs (`exec /usr/local/bin/verify-task`): a note, not a missing reward', base: 'clean-harbor', rules: ['no-reward-written'],
+    files: { 'tests/test.sh': SH('set -euo pipefail\nexec /usr/local/bin/verify-task') }, want: ['no-reward-written info -'] },
+  { name: '… a verifier that runs pytest and writes nothing is still an error', base: 'clean-harbor', rules: ['no-reward-written'],
+    files: { 'tests/test.sh': SH('set -euo pipefail\npytest --noconftest -rA /tests/test_outputs.py') }, want: ['no-reward-written error 3'] },
+  { name: 'a verifier image built FROM the task\'s own docker_image is not a stray local tag', base: 'clean-harbor', rules: ['verifier-image-local-base'],
+    files: { 'task.toml': SEPARATE, 'tests/Dockerfile': 'FROM rl-exploits-lbp:latest\nCOPY test.sh /tests/test.sh\n' }, want: [] },
+  { name: '… FROM another bare local tag still is one', base: 'clean-harbor', rules: ['verifier-image-local-base'],
+    files: { 'task.toml': SEPARATE, 'tests/Dockerfile': 'FROM rl-exploits-base:latest\nCOPY test.sh /tests/test.sh\n' }, want: ['verifier-image-local-base warning 1'] },
+  { name: 'a test skipped outright never runs: no assertion-free finding', base: 'clean-harbor', rules: ['assertion-free-test'],
+    files: { 'tests/test_outputs.py': 'import pytest\nfrom pytest import skip\n\n\n@pytest.mark.skip(reason="flipped set only")\ndef test_edge():\n    print("edge")\n\n\ndef test_commas():\n    "Regression: commas"\n    skip("disabled until the feature is reimplemented")\n    print("commas")\n' }, want: [] },
+  { name: '`xargs -0 … python -m pytest` runs pytest (the verifier\'s test run is seen through xargs)', base: 'clean-harbor', rules: ['pytest-collection-hijack'],
+    files: { 'tests/test.sh': SH('cd /app\ntr "\\n" "\\0" < /tests/list.txt | xargs -0 timeout 240 python -m pytest -q\nif [ $? -eq 0 ]; then echo 1 > /logs/verifier/reward.txt; else echo 0 > /logs/verifier/reward.txt; fi') },
+    want: ['pytest-collection-hijack warning 3'] },
+];
+
+void describe('audit on the twelfth blind set\'s causes: one fixture per cause', () => {
+  for (const c of CASES12) {
+    void it(c.name, async () => {
+      assert.deepEqual(await found(c.base, c.files, c.rules), [...c.want].sort());
+    });
+  }
+});

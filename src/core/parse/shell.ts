@@ -263,11 +263,13 @@ export function optionsAt(script: ShellScript, offset: number): ShellOptions {
   return { errexit, pipefail };
 }
 
-const WRAPPERS = new Set(['sudo', 'env', 'nohup', 'time', 'exec', 'command', 'stdbuf', 'timeout', 'nice', 'xvfb-run']);
+const WRAPPERS = new Set(['sudo', 'env', 'nohup', 'time', 'exec', 'command', 'stdbuf', 'timeout', 'nice', 'xvfb-run', 'xargs']);
+/** xargs options whose value is the next word (`xargs -n 1 pytest`, `xargs -I {} cp {} /tmp`). */
+const XARGS_VALUE = /^-[nILPsdaE]$/;
 
 const wordsCache = new WeakMap<ShellCommand, string[]>();
 
-/** The command's words after prefix wrappers (`sudo`, `env A=b`, `timeout 60`…): `[name, ...args]`. */
+/** The command's words after prefix wrappers (`sudo`, `env A=b`, `timeout 60`, `xargs -0`…): `[name, ...args]`. */
 export function effectiveWords(cmd: ShellCommand): string[] {
   let w = wordsCache.get(cmd);
   if (!w) { w = computeEffectiveWords(cmd); wordsCache.set(cmd, w); }
@@ -282,7 +284,7 @@ function computeEffectiveWords(cmd: ShellCommand): string[] {
     // `command -v pytest` looks a program up; it does not run it.
     if (wrapper === 'command' && /^-[vV]$/.test(words[i + 1] ?? '')) break;
     i++;
-    while (i < words.length && ((words[i] ?? '').startsWith('-') || /^[A-Za-z_][A-Za-z0-9_]*=/.test(words[i] ?? ''))) i++;
+    while (i < words.length && ((words[i] ?? '').startsWith('-') || /^[A-Za-z_][A-Za-z0-9_]*=/.test(words[i] ?? ''))) i += wrapper === 'xargs' && XARGS_VALUE.test(words[i] ?? '') ? 2 : 1;
     if (wrapper === 'timeout' && /^\d/.test(words[i] ?? '')) i++;
   }
   const out = words.slice(i);

@@ -105,6 +105,10 @@ export const assertionFreeTest: StaticRule = {
         // A "must not raise" test (`remove("missing")  # should not raise`): the call is the check, and
         // pytest fails the test if it raises.
         if (NO_RAISE.test(fn.name.replace(/_/g, ' ')) || NO_RAISE.test(body)) continue;
+        // A test skipped outright (`@pytest.mark.skip`, `@unittest.skip`) never runs: it grades nothing either way.
+        if (fn.decorators.some((d) => /^(pytest\.mark\.skip|unittest\.skip|skip)\b(?!if)/.test(d))) continue;
+        // …or one that skips itself before anything else (`skip("temporarily disabled")` under its docstring).
+        if (/^(("""|''')[\s\S]*?\2|"[^"\n]*"|'[^'\n]*')?\s*((pytest\.)?skip|self\.skipTest)\(/.test(body)) continue;
         if (/^(pass|\.\.\.)$/.test(body) || /^("""|''')[\s\S]*("""|''')\s*(pass)?$/.test(body)) {
           yield { file: tf.file, range: fnRange(ctx, tf, fn), message: `${fn.name} is empty: it passes for any agent.` };
           continue;

@@ -58,7 +58,9 @@ export const verifierImageLocalBase: StaticRule = {
     // A base the environment image also starts from is a repository's shared base, built by its own
     // scripts (a convention of the dataset): not a tag the task forgot to build.
     const envBases = new Set((ctx.dockerfile()?.froms ?? []).map((f) => f.image.replace(/@.*$/, '').replace(/:[^:]*$/, '').toLowerCase()));
-    const known = (name: string): boolean => built.has(name) || envBases.has(name);
+    // The task's own environment image (`docker_image`): the verifier built on it stands or falls with the environment.
+    const envImage = localTag(ctx.task.environment.dockerImage ?? '');
+    const known = (name: string): boolean => built.has(name) || envBases.has(name) || name === envImage;
     for (const file of ctx.task.files) {
       if (!file.startsWith(`${tests}/`) || !/(^|\/)(Dockerfile[\w.-]*|[\w.-]+\.Dockerfile)$/.test(file)) continue;
       const text = ctx.text(file);

@@ -277,6 +277,17 @@ export const rewardPathMismatch: StaticRule = {
   },
 };
 
+/** A program the image installs, run by absolute path (`/usr/local/bin/verify-task`), not an interpreter or a test runner. */
+function programRun(c: ShellCommand): string | undefined {
+  const words = [c.name, ...c.args.map((a) => a.value)];
+  let i = 0;
+  while (i < words.length && /^(exec|sudo|env|nohup|timeout|[A-Za-z_]\w*=.*|\d+[smh]?)$/.test(words[i] ?? '')) i++;
+  const prog = words[i] ?? '';
+  // Installed in the image (not the agent's /app or /tmp): something the verifier's image brings.
+  return /^\/(usr|opt|bin|sbin|srv)\//.test(prog)
+    && !/\/(python[\d.]*|bash|sh|node|pytest|uv|uvx|pip3?|npm|npx|java|go|cargo|dotnet|ruby|perl|Rscript)$/.test(prog) ? prog : undefined;
+}
+
 export const noRewardWritten: StaticRule = {
   id: 'no-reward-written', class: 'infra', severity: 'error',
   title: 'Nothing in the verifier writes a reward file',
@@ -292,6 +303,13 @@ export const noRewardWritten: StaticRule = {
     // Anchored where a reader points: the test run whose verdict nothing turns into a reward (the
     // entry's first test command), else the file.
     const script = ctx.shell(entry);
+    // Grading handed to a program the task does not contain (`exec /usr/local/bin/verify-task`, from the
+    // verifier's image): it may write the reward; the files cannot say, so a note.
+    const handedTo = script?.commands.map(programRun).find((p) => p !== undefined);
+    if (handedTo) {
+      yield { file: entry, severity: 'info', message: `${entry} hands grading to ${handedTo}, which the task does not contain, and no file under ${tests}/ mentions a reward: make sure ${handedTo} writes /logs/verifier/reward.txt (or reward.json), or every trial ends without a verdict.` };
+      return;
+    }
     const run = script?.commands.find((c) => isTestCommand(c));
     const where = run ? `; ${isPytestCommand(run) ? 'this pytest run' : 'this test run'} decides pass or fail, but its status never becomes a reward` : '';
     yield {
