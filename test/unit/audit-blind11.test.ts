@@ -41,13 +41,18 @@ const CASES: readonly Case[] = [
     want: ['verifier-runs-agent-writable-code warning 4'] },
 ];
 
-void describe('audit on the eleventh blind set\'s causes: one fixture per cause', () => {
-  for (const c of CASES) {
-    void it(c.name, async () => {
-      assert.deepEqual(await found(c.base, c.files, c.rules), [...c.want].sort());
-    });
-  }
-});
+/** One `it` per case: the exact findings of its rules on the edited fixture. */
+function describeCases(title: string, cases: readonly Case[]): void {
+  void describe(title, () => {
+    for (const c of cases) {
+      void it(c.name, async () => {
+        assert.deepEqual(await found(c.base, c.files, c.rules), [...c.want].sort());
+      });
+    }
+  });
+}
+
+describeCases('audit on the eleventh blind set\'s causes: one fixture per cause', CASES);
 
 /** The twelfth blind set's causes (bench/accuracy/labels/blind12.json): tasks run through their authors' own verifier images. */
 const SEPARATE = 'version = "1.0"\n\n[verifier]\nenvironment_mode = "separate"\ntimeout_sec = 900.0\n\n[agent]\ntimeout_sec = 600.0\n\n[environment]\ndocker_image = "rl-exploits-lbp:latest"\n';
@@ -67,10 +72,4 @@ const CASES12: readonly Case[] = [
     want: ['pytest-collection-hijack warning 3'] },
 ];
 
-void describe('audit on the twelfth blind set\'s causes: one fixture per cause', () => {
-  for (const c of CASES12) {
-    void it(c.name, async () => {
-      assert.deepEqual(await found(c.base, c.files, c.rules), [...c.want].sort());
-    });
-  }
-});
+describeCases('audit on the twelfth blind set\'s causes: one fixture per cause', CASES12);
