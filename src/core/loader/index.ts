@@ -63,11 +63,14 @@ const TASK_PARTS = /^(environment|tests|solution|steps|\.[^/]+)\//;
 function reportNestedTasks(fileList: readonly string[], problems: ProblemSink): void {
   const nested = new Set<string>();
   // The example and template tasks of a project copied in whole (a checkout of the Harbor framework
-  // beside the task) belong to that project: nobody meant them as tasks of this dataset.
-  const vendored = vendoredFolders(fileList);
+  // beside the task) belong to that project: nobody meant them as tasks of this dataset. Scanned only
+  // when a nested task config is there at all (every load runs this, editor edits included).
+  let vendored: string[] | undefined;
   for (const f of fileList) {
     const slash = f.lastIndexOf('/');
-    if (slash < 0 || TASK_PARTS.test(f) || !isTaskConfigFile(f) || inFolders(f, vendored)) continue;
+    if (slash < 0 || TASK_PARTS.test(f) || !isTaskConfigFile(f)) continue;
+    vendored ??= vendoredFolders(fileList);
+    if (inFolders(f, vendored)) continue;
     const dir = f.slice(0, slash);
     if (![...nested].some((d) => dir.startsWith(`${d}/`))) nested.add(dir);
   }

@@ -3,7 +3,7 @@
  * Harbor uploads only after the agent's turn (for the verifier).
  */
 import type { StaticRule } from '../rule';
-import { imageLayout } from './imageLayout';
+import { imageFills } from './imageLayout';
 
 /** A command that runs or reads the path right after it: `pytest /tests/x.py`, `python3 /tests/check.py`, `cat /tests/x`. */
 const RUN_OR_READ = /\b(pytest|py\.test|python3?(?:\s+-m\s+pytest)?|bash|sh|node|npx|cat|less|head|diff|source)\s+((?:-[\w-]+(?:[= ][^\s`'"]+)?\s+)*)(\/tests\/[\w./-]+)/g;
@@ -23,7 +23,7 @@ export const testsUnavailableToAgent: StaticRule = {
     const text = ctx.instruction();
     if (!text || !file) return;
     // An image that already holds /tests gives the agent that copy (tests-copied-into-image weighs that).
-    if ([...imageLayout(ctx).files.keys()].some((p) => p === '/tests' || p.startsWith('/tests/'))) return;
+    if (imageFills(ctx, '/tests')) return;
     const shipped = new Set(ctx.task.files);
     for (const m of text.matchAll(RUN_OR_READ)) {
       const p = m[3] ?? '';

@@ -2,8 +2,13 @@
  * verifier-reads-solution: the verifier uses /solution, the folder Harbor uploads only when the oracle
  * agent runs (its OracleAgent copies solution/ there): in any other agent's trial it does not exist.
  */
+import type { AuditContext } from '../context';
 import type { StaticRule } from '../rule';
-import { imageLayout } from './imageLayout';
+import { imageFills, madeByImage } from './imageLayout';
+
+/** The task folder Harbor's oracle uploads to /solution, and its files. */
+const SOLUTION_DIR = 'solution/';
+const solutionFolderFiles = (ctx: AuditContext): string[] => ctx.task.files.filter((f) => f.startsWith(SOLUTION_DIR));
 
 /** `/solution` as a path of its own (not `/app/solution`), outside a comment line. */
 const SOLUTION_PATH = /(^|[\s"'=:(,[{`]|:-)(\/solution)(\/[\w.@%+-][\w./@%+-]*)?(?=$|[\s"'`)\]},;:])/m;
@@ -43,9 +48,8 @@ export const verifierReadsSolution: StaticRule = {
   *check(ctx) {
     if (ctx.task.format !== 'harbor') return;
     // An image that ships the solution at /solution has it in every trial (solution-copied-into-image says why that is wrong).
-    if ([...imageLayout(ctx).files.keys()].some((p) => p === '/solution' || p.startsWith('/solution/'))) return;
-    const solDir = 'solution/';
-    const solutionFiles = new Set(ctx.task.files.filter((f) => f.startsWith(solDir)).flatMap((f) => [f.slice(solDir.length), f.slice(f.lastIndexOf('/') + 1)]));
+    if (imageFills(ctx, '/solution')) return;
+    const solutionFiles = new Set(solutionFolderFiles(ctx).flatMap((f) => [f.slice(SOLUTION_DIR.length), f.slice(f.lastIndexOf('/') + 1)]));
     const testFiles = new Set(ctx.task.files.filter((f) => f.startsWith(`${ctx.testsDir}/`)).map((f) => f.slice(f.lastIndexOf('/') + 1)));
     for (const f of new Set([...ctx.verifierScripts, ...ctx.testPython])) {
       const t = ctx.text(f);
@@ -70,9 +74,8 @@ export const solutionPathMissing: StaticRule = {
     const file = ctx.solutionScript;
     const script = ctx.shell(file);
     if (ctx.task.format !== 'harbor' || !file || !script || !ctx.dockerfile()) return;
-    const own = new Set(ctx.task.files.filter((f) => f.startsWith('solution/') && f !== file).map((f) => f.slice(f.lastIndexOf('/') + 1)));
+    const own = new Set(solutionFolderFiles(ctx).filter((f) => f !== file).map((f) => f.slice(f.lastIndexOf('/') + 1)));
     if (own.size === 0) return;
-    const layout = imageLayout(ctx);
     const text = script.tree.text;
     for (const cmd of script.commands) {
       const args = cmd.args.map((a) => a.value);
@@ -81,7 +84,7 @@ export const solutionPathMissing: StaticRule = {
         if (!w.startsWith('/') || w.includes('$') || w === '/solution' || w.startsWith('/solution/')) continue;
         const name = w.slice(w.lastIndexOf('/') + 1);
         const dir = w.slice(0, w.lastIndexOf('/')) || '/';
-        if (!own.has(name) || layout.files.has(w) || [...layout.opaqueDirs.keys()].some((d) => w.startsWith(`${d}/`))) continue;
+        if (!own.has(name) || madeByImage(ctx, w)) continue;
         // Put there by the script itself first (`cp -r /solution /app/solution`, `mkdir -p /app/solution`).
         if (text.slice(0, cmd.start).includes(dir)) continue;
         yield { file, range: ctx.range(file, cmd.start, cmd.end),

@@ -1,6 +1,6 @@
 /** How the verifier turns test results into reward: masked exit codes and pipelines, unconditional or missing rewards. */
 import type { Fix, RelatedLocation } from '../../model/finding';
-import { optionsAt, type ShellCommand, type ShellScript } from '../../parse/shell';
+import { effectiveWords, optionsAt, type ShellCommand, type ShellScript } from '../../parse/shell';
 import type { AuditContext } from '../context';
 import type { StaticRule } from '../rule';
 import { installOf, isPytestCommand, isTestCommand, rewardWriteOf } from './commands';
@@ -279,10 +279,10 @@ export const rewardPathMismatch: StaticRule = {
 
 /** A program the image installs, run by absolute path (`/usr/local/bin/verify-task`), not an interpreter or a test runner. */
 function programRun(c: ShellCommand): string | undefined {
+  // effectiveWords drops the wrappers (`exec`, `timeout 60`…) and keeps the program's base name: the
+  // word it started from, counted from the end, is the path as written.
   const words = [c.name, ...c.args.map((a) => a.value)];
-  let i = 0;
-  while (i < words.length && /^(exec|sudo|env|nohup|timeout|[A-Za-z_]\w*=.*|\d+[smh]?)$/.test(words[i] ?? '')) i++;
-  const prog = words[i] ?? '';
+  const prog = words[words.length - effectiveWords(c).length] ?? '';
   // Installed in the image (not the agent's /app or /tmp): something the verifier's image brings.
   return /^\/(usr|opt|bin|sbin|srv)\//.test(prog)
     && !/\/(python[\d.]*|bash|sh|node|pytest|uv|uvx|pip3?|npm|npx|java|go|cargo|dotnet|ruby|perl|Rscript)$/.test(prog) ? prog : undefined;
