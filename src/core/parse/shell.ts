@@ -43,6 +43,8 @@ export interface ShellCommand {
   /** Position in a pipeline `a | b | c` (absent when not piped). */
   readonly pipeline?: { readonly index: number; readonly length: number; readonly id: number };
   readonly redirects: readonly ShellRedirect[];
+  /** Its standard input is a heredoc (`python3 <<EOF`, `python3 - <<'PY'`): the program it runs is inline. */
+  readonly stdinHeredoc: boolean;
 }
 
 export interface ShellOptions {
@@ -122,9 +124,11 @@ function analyseCommand(tree: SyntaxTree, node: SyntaxNode, pipelineIds: Map<Syn
   // The unit whose status the surrounding syntax sees: the pipeline, or the (redirected) command.
   let unit: SyntaxNode = node;
   const redirects: ShellRedirect[] = [];
+  let stdinHeredoc = false;
   if (unit.parent?.type === 'redirected_statement') {
     unit = unit.parent;
     redirects.push(...redirectsOf(tree, unit));
+    stdinHeredoc = unit.children.some((c) => c.type === 'heredoc_redirect');
   }
   // tree-sitter-bash hangs a trailing redirect on the whole list or pipeline (`a && b > f`,
   // `x | y > out`); bash applies it to the last command only, so it is that command's.
@@ -182,7 +186,7 @@ function analyseCommand(tree: SyntaxTree, node: SyntaxNode, pipelineIds: Map<Syn
   }
   return {
     node, name, nameWord, args, start: node.start, end: node.end, background, guarded, conditional, orTrue,
-    inLoop, inFunction, inSubstitution, stdoutCaptured, redirects, ...(pipeline ? { pipeline } : {}),
+    inLoop, inFunction, inSubstitution, stdoutCaptured, redirects, stdinHeredoc, ...(pipeline ? { pipeline } : {}),
   };
 }
 

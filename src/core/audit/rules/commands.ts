@@ -242,8 +242,9 @@ const scriptRunsTests = (a: readonly string[]): boolean => /^(test|t)$/.test(a[0
  * these arguments run tests. Their exit status is the verdict as pytest's is.
  */
 const TEST_RUNNERS: Readonly<Record<string, (args: readonly string[]) => boolean>> = {
-  cargo: (a) => a[0] === 'test' || (a[0] === 'nextest' && a[1] === 'run'),
-  go: (a) => a[0] === 'test',
+  // `cargo test --no-run` and `go test -c` only compile the tests.
+  cargo: (a) => (a[0] === 'test' && !a.includes('--no-run')) || (a[0] === 'nextest' && a[1] === 'run'),
+  go: (a) => a[0] === 'test' && !a.includes('-c'),
   dotnet: (a) => a[0] === 'test',
   deno: (a) => a[0] === 'test',
   swift: (a) => a[0] === 'test',

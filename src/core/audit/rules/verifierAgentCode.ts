@@ -2,7 +2,7 @@
 import { effectiveWords, type ShellCommand, type ShellScript } from '../../parse/shell';
 import type { AuditContext } from '../context';
 import type { StaticRule } from '../rule';
-import { isPytestCommand, pythonModule } from './commands';
+import { isPytestCommand, isTestCommand, pythonModule } from './commands';
 import { imageFills } from './imageLayout';
 import { pathOfWord, resolveWord, workingDirAt } from './workingDir';
 import { cmdRange, pytestRange, scripts } from './verifierShared';
@@ -245,6 +245,55 @@ function buildToolTest(words: readonly string[]): { manifests: readonly string[]
   return BUILD_TOOL_TESTS.find((t) => t.tool.test(name) && t.goal.test(rest));
 }
 
+/**
+ * Test runners that run the test files of the folder they are started in (`go test ./...`,
+ * `cargo test`, `npx jest`): in the agent's checkout those are files the agent can edit.
+ */
+const WORKSPACE_SUITES: Readonly<Record<string, string>> = {
+  go: 'the `_test.go` files', cargo: 'the crate\'s tests', dotnet: 'the test project',
+  jest: 'the test files and their config', vitest: 'the test files and their config', mocha: 'the test files and their config',
+};
+
+/** Options of those runners that take a value word (not a path to test). */
+const SUITE_VALUE_OPTS = /^(-run|-timeout|-count|-p|-tags|-bench|--config|-c|--testNamePattern|-t|--filter|--logger|--test|--features|-j|--jobs|--reporter|--grep|-g)$/;
+
+/** The runner in `words` runs the suite of its working folder, with no test path outside it. */
+function workspaceSuite(cmd: ShellCommand, words: readonly string[], cwd: string, ctx: AuditContext): string | undefined {
+  if (!isTestCommand(cmd)) return undefined;
+  const runner = words[0] === 'npx' ? words.slice(1).find((x) => !x.startsWith('-'))?.replace(/@.*$/, '') : words[0];
+  const what = runner !== undefined && Object.hasOwn(WORKSPACE_SUITES, runner) ? WORKSPACE_SUITES[runner] : undefined;
+  if (what === undefined) return undefined;
+  const paths: string[] = [];
+  for (let i = 1; i < words.length; i++) {
+    const x = words[i] ?? '';
+    if (x.startsWith('-')) { if (SUITE_VALUE_OPTS.test(x)) i++; else if (/^--(manifest-path|project|rootDir|roots|config)=/.test(x)) paths.push(x.slice(x.indexOf('=') + 1)); continue; }
+    if (x.includes('/')) paths.push(x);
+  }
+  // A test file, manifest or config named from the verifier's own folder (`npx jest /tests/x.test.js`).
+  const resolved = paths.map((p) => resolveWord(p, cwd));
+  if (resolved.some((r) => r === undefined || !ctx.isAgentWritable(r))) return undefined;
+  return resolved.length > 0 && resolved.every((r) => r !== undefined && !r.endsWith('/...')) ? resolved.join(', ') : `${what} in ${cwd}`;
+}
+
+/**
+ * Before `cmd`, the script puts the verifier's own tests in place on every path: copies from /tests
+ * (`cp /tests/x_test.go pkg/`), applies a test patch, or restores files with git.
+ */
+function testsPutInPlace(ctx: AuditContext, script: ShellScript, cmd: ShellCommand, file: string): boolean {
+  const text = ctx.text(file) ?? '';
+  return script.commands.some((c) => {
+    if (c.end > cmd.start || c.conditional || c.inFunction) return false;
+    const w = effectiveWords(c);
+    if (w[0] === 'git' && /^(checkout|restore|apply|stash|reset|am)$/.test(w[1] ?? '')) return true;
+    if (w[0] === 'patch') return true;
+    const copies = /^(cp|rsync|mv|install|tar|unzip|ln)$/.test(w[0] ?? '') || (w[0] === 'find' && w.includes('cp'));
+    if (!copies) return false;
+    // `find /tests -name '*_test.go' | xargs -I {} cp {} .`: the source is named earlier in the pipeline.
+    const stages = c.pipeline ? script.commands.filter((o) => o.pipeline?.id === c.pipeline?.id) : [c];
+    return stages.some((o) => /(^|[\s"'=])(\/tests|\$\{?TEST_DIR\}?)(\/|\s|"|'|$)/.test(text.slice(o.start, o.end)));
+  });
+}
+
 /** Commands whose file arguments are code the verifier compiles, runs or copies into place. */
 const BUILDS_FROM = /^(cp|javac|java|gcc|g\+\+|cc|c\+\+|clang|clang\+\+|rustc|kotlinc|scalac|node|deno|tsx|ts-node|swiftc|ghc|ruby|Rscript|julia)$/;
 /** A test source by its place: a file (or folder) of a `tests`/`test` folder. */
@@ -273,6 +322,8 @@ export const verifierRunsAgentWritableCode: StaticRule = {
   *check(ctx) {
     const instruction = ctx.instruction();
     const ran = new Set<string>();
+    // Scripts already reported for building or copying in the image's test copy: the suite run after it is the same hole.
+    const builtFrom = new Set<string>();
     for (const { file, script } of scripts(ctx)) {
       for (const cmd of script.commands) {
         const w = effectiveWords(cmd);
@@ -298,8 +349,15 @@ export const verifierRunsAgentWritableCode: StaticRule = {
           }
           continue;
         }
+        // `go test ./...` in the agent's checkout: the tests that decide the reward are the agent's to edit.
+        const suite = cwd !== undefined && !ctx.task.verifier.separate && ctx.isAgentWritable(cwd) ? workspaceSuite(cmd, w, cwd, ctx) : undefined;
+        if (suite && !builtFrom.has(file) && !testsPutInPlace(ctx, script, cmd, file)) {
+          yield { file, range: cmdRange(ctx, file, cmd), message: `\`${w.slice(0, 2).join(' ')}\` runs ${suite}, where the agent works: it can weaken or delete the checks that fail and pass. Copy the verifier's tests from /tests into place first, or restore them (\`git checkout -- <test files>\`) before running them.` };
+          continue;
+        }
         const built = builtTestSource(ctx, script, cmd, w, cwd);
         if (built && !asksFor(instruction, built)) {
+          builtFrom.add(file);
           yield { file, range: cmdRange(ctx, file, cmd), message: `The verifier ${w[0] === 'cp' ? 'copies in' : 'builds'} ${built}, the image's copy of the tests, which sits where the agent can read and rewrite it: the agent can make the judge say yes. Use the copy the harness mounts at /tests.` };
           continue;
         }

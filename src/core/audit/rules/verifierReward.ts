@@ -126,12 +126,17 @@ export const rewardNotWrittenOnFailure: StaticRule = {
       const rewards = script.commands.filter((c) => rewardWriteOf(c));
       if (rewards.length === 0) continue;
       let reported = false;
+      // A reward written on every path before the command (a fallback 0) is what a failure leaves.
+      // One written on a branch (`if [ ! -f out ]; then echo 0 > reward; exit 0; fi`) covers nothing after it.
+      const fallbackBefore = (c: ShellCommand): boolean => rewards.some((r) => r.end <= c.start && !r.conditional && !r.inFunction);
       for (const cmd of script.commands) {
-        if (!isTestCommand(cmd) || cmd.guarded || cmd.orTrue || cmd.conditional || cmd.inSubstitution) continue;
+        // `set -e` spares only a command whose status is examined (an if condition, the left of
+        // `&&`/`||`): one in an if branch or after the last `&&` still ends the script when it fails.
+        if (!isTestCommand(cmd) || cmd.guarded || cmd.orTrue || cmd.inFunction || cmd.inSubstitution) continue;
         const opts = optionsAt(script, cmd.start);
         if (!opts.errexit) continue;
         if (cmd.pipeline && !opts.pipefail && cmd.pipeline.index < cmd.pipeline.length - 1) continue;
-        if (!rewards.some((r) => r.start > cmd.end)) continue;
+        if (!rewards.some((r) => r.start > cmd.end) || fallbackBefore(cmd)) continue;
         if (script.commands.some((c) => c.name === 'trap' && /EXIT|ERR/.test(c.args.map((a) => a.value).join(' ')))) continue;
         reported = true;
         yield {
@@ -146,7 +151,7 @@ export const rewardNotWrittenOnFailure: StaticRule = {
       if (reported || script.commands.some((c) => c.name === 'trap' && /EXIT|ERR/.test(c.args.map((a) => a.value).join(' ')))) continue;
       // Ends the script under `set -e` when it fails, with no reward written before it and one after it.
       const unguarded = (c: ShellCommand): boolean => !c.guarded && !c.orTrue && !c.conditional && !c.inSubstitution && !c.inFunction && optionsAt(script, c.start).errexit
-        && !rewards.some((r) => r.end <= c.start) && rewards.some((r) => r.start > c.end);
+        && !fallbackBefore(c) && rewards.some((r) => r.start > c.end);
       // The agent's own program, run before the tests (`python3 /app/solve.py > out.txt`): when the
       // agent's work is broken it fails, and `set -e` turns that failure into no verdict at all.
       const agentRun = script.commands.find((c) => unguarded(c) && !c.pipeline && (runsAgentProgram(ctx, script, c) || isCheck(c)));
@@ -180,7 +185,8 @@ function isCheck(cmd: ShellCommand): boolean {
   if (/^(diff|cmp|test)$/.test(n)) return true;
   if (n === 'grep' && w.some((x) => /^-[a-zA-Z]*q/.test(x))) return true;
   if (n === 'jq' && w.some((x) => /^-[a-zA-Z]*e/.test(x))) return true;
-  return /^python[\d.]*$/.test(n) && w[0] === '-' && cmd.redirects.some((r) => r.op.startsWith('<<'));
+  // `python3 - <<EOF` and `python3 <<EOF` both run the heredoc as the program.
+  return /^python[\d.]*$/.test(n) && (w.length === 0 || w[0] === '-') && cmd.stdinHeredoc;
 }
 
 /** The command runs a program or script from where the agent works (`/app/cli`, `python3 /app/solve.py`, `./run.sh` in /app). */
