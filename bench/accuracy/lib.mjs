@@ -44,6 +44,10 @@ export const BLIND11_TASK_SAMPLE = 10;
 // The twelfth: a seeded order (`sha256("20261207:b12:" + repo)`) of the public listing of repository names
 // containing "rl-task" plus one "harbor-env"; the two of 98 that hold a task; measured after the eleventh's fixes.
 export const BLIND12_TASK_SAMPLE = 10;
+// The thirteenth: a seeded order (`sha256("20261207:b13:" + repo)`) of the public listing of repositories
+// holding Harbor's template task (`tasks/hello-world/task.toml`), one per new author; the four of twelve
+// whose snapshot could be fetched; measured after the fixes made from the pooled misses of the first twelve.
+export const BLIND13_TASK_SAMPLE = 10;
 
 /**
  * The corpus sets, each with its own label file (`source`, the reader's random-sample reading),
@@ -65,6 +69,7 @@ export const SETS = [
   { id: 'blind10', title: 'tenth blind held-out corpora', source: 'blind10.json', size: HELDOUT_PRECISION_SAMPLE, target: BLIND10_TASK_SAMPLE, cleanAnywhere: true, frozen: 'blind10-blind.json' },
   { id: 'blind11', title: 'eleventh blind held-out corpora', source: 'blind11.json', size: HELDOUT_PRECISION_SAMPLE, target: BLIND11_TASK_SAMPLE, cleanAnywhere: true, frozen: 'blind11-blind.json' },
   { id: 'blind12', title: 'twelfth blind held-out corpora', source: 'blind12.json', size: HELDOUT_PRECISION_SAMPLE, target: BLIND12_TASK_SAMPLE, cleanAnywhere: true, frozen: 'blind12-blind.json' },
+  { id: 'blind13', title: 'thirteenth blind held-out corpora', source: 'blind13.json', size: HELDOUT_PRECISION_SAMPLE, target: BLIND13_TASK_SAMPLE, cleanAnywhere: true, frozen: 'blind13-blind.json' },
 ];
 
 /** The set a corpora.json entry belongs to: its `set`, else `heldOut: true` (the old form) → heldout, else dev. */
