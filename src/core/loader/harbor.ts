@@ -118,8 +118,17 @@ export async function loadHarbor(id: string, files: TaskFiles, fileList: readonl
     // run (blind2), as is one with no environment/ or its Dockerfile astray: an error.
     const envTable = JSON.stringify(reader.raw(env) ?? {});
     const runByTable = envFiles.some((f) => /\.(sh|bash|py|ps1)$/.test(f) && envTable.includes(f.slice('environment/'.length)));
+    // `[environment] type = "cloudlab"` / `"vm-cluster"`: Harbor's task config has no such key (the
+    // provider is chosen at run time and builds environment/Dockerfile); the task names a runtime of
+    // its own that brings its machines (blind13, judged deliberate): a note, as for a provider's machine.
+    const rawType = reader.raw(`${env}.type`);
+    const foreignType = typeof rawType === 'string' ? rawType : undefined;
+    const otherRuntime = foreignType !== undefined && !/^docker(-compose)?$/i.test(foreignType);
     if (astray && why) problems.add('missing-environment', astray, undefined, `no environment: ${why} (expected environment/Dockerfile, environment/docker-compose.yaml or [environment] docker_image)`);
-    else if (envFiles.length > 0 && (runByTable || envFiles.every((f) => PLACEHOLDER_FILE.test(f)))) {
+    else if (otherRuntime) {
+      problems.add('missing-environment', CONFIG, tableRange(env),
+        `no container environment: [environment] type = "${foreignType}" names a runtime of its own (Harbor's task config has no \`type\`; Harbor picks its provider at run time and builds environment/Dockerfile), so only that runtime can run this task; Harbor's docker environment (and Taskwright's sandbox) need environment/Dockerfile, environment/docker-compose.yaml or [environment] docker_image`, 'info');
+    } else if (envFiles.length > 0 && (runByTable || envFiles.every((f) => PLACEHOLDER_FILE.test(f)))) {
       const shown = envFiles.slice(0, 3).map((f) => f.slice('environment/'.length)).join(', ') + (envFiles.length > 3 ? ` and ${envFiles.length - 3} more` : '');
       problems.add('missing-environment', CONFIG, tableRange(env),
         `no container environment: environment/ holds ${shown} but no Dockerfile, so only an environment provider that brings its own machine can run this task; Harbor's docker environment (and Taskwright's sandbox) need environment/Dockerfile, environment/docker-compose.yaml or [environment] docker_image`, 'info');

@@ -1,0 +1,28 @@
+/**
+ * What the thirteenth blind held-out set showed (bench/accuracy/labels/blind13.json), one fixture per
+ * cause, in the style of what was read: tasks written for a runtime of their own that brings VM or
+ * bare-metal machines (`[environment] type = "cloudlab"`, setup scripts in environment/, no Dockerfile).
+ */
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { findingsOf as found, type PatternCase as Case } from './audit-helpers';
+
+const TOML = (env: string): string => `version = "1.0"\n\n[verifier]\ntimeout_sec = 300.0\n\n[agent]\ntimeout_sec = 1200.0\n\n[environment]\n${env}build_timeout_sec = 1800.0\n\n[[environment.nodes]]\nname = "node0"\nhost = "node0.cluster.example"\n`;
+const NO_DOCKER = { 'environment/Dockerfile': null, 'environment/data/orders.csv': null, 'environment/setup.sh': '#!/bin/bash\nsystemctl restart cassandra\n', 'environment/bootstrap.sh': '#!/bin/bash\napt-get install -y cassandra=4.1.5\n' };
+
+const CASES: readonly Case[] = [
+  { name: 'a task whose [environment] type names a runtime of its own (`type = "cloudlab"`) and ships setup scripts, no Dockerfile: a note, not an error', base: 'clean-harbor', rules: ['missing-environment'],
+    files: { ...NO_DOCKER, 'task.toml': TOML('type = "cloudlab"\n') }, want: ['missing-environment info 9'] },
+  { name: '… `type = "docker"` is Harbor\'s own: without a Dockerfile it is still an error', base: 'clean-harbor', rules: ['missing-environment'],
+    files: { ...NO_DOCKER, 'task.toml': TOML('type = "docker"\n') }, want: ['missing-environment error 9'] },
+  { name: '… and so is the same task with no type at all', base: 'clean-harbor', rules: ['missing-environment'],
+    files: { ...NO_DOCKER, 'task.toml': TOML('') }, want: ['missing-environment error 9'] },
+];
+
+void describe('audit on the thirteenth blind set\'s causes: one fixture per cause', () => {
+  for (const c of CASES) {
+    void it(c.name, async () => {
+      assert.deepEqual(await found(c.base, c.files, c.rules), [...c.want].sort());
+    });
+  }
+});
