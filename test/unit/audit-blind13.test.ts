@@ -1,7 +1,8 @@
 /**
  * What the thirteenth blind held-out set showed (bench/accuracy/labels/blind13.json), one fixture per
  * cause, in the style of what was read: tasks written for a runtime of their own that brings VM or
- * bare-metal machines (`[environment] type = "cloudlab"`, setup scripts in environment/, no Dockerfile).
+ * bare-metal machines (`[environment] type = "cloudlab"`, setup scripts in environment/, no Dockerfile), and
+ * a verifier that runs pytest through a variable (`"$PYTEST" /tests/test_outputs.py`).
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
@@ -17,6 +18,13 @@ const CASES: readonly Case[] = [
     files: { ...NO_DOCKER, 'task.toml': TOML('type = "docker"\n') }, want: ['missing-environment error 9'] },
   { name: '… and so is the same task with no type at all', base: 'clean-harbor', rules: ['missing-environment'],
     files: { ...NO_DOCKER, 'task.toml': TOML('') }, want: ['missing-environment error 9'] },
+  // The verifier's pytest named through a variable set once to a literal path.
+  { name: '`"$PYTEST" /tests/test_outputs.py` after `PYTEST="/opt/verifier-venv/bin/pytest"` is a pytest run (planted conftest reaches it)', base: 'clean-harbor', rules: ['pytest-collection-hijack'],
+    files: { 'tests/test.sh': '#!/bin/bash\nPYTEST="/opt/verifier-venv/bin/pytest"\n"$PYTEST" --ctrf /logs/verifier/ctrf.json /tests/test_outputs.py -rA\nif [ $? -eq 0 ]; then echo 1 > /logs/verifier/reward.txt; else echo 0 > /logs/verifier/reward.txt; fi\n' },
+    want: ['pytest-collection-hijack warning 3'] },
+  { name: '… a variable set from `$(command -v pytest)` is not known statically: nothing is claimed', base: 'clean-harbor', rules: ['pytest-collection-hijack'],
+    files: { 'tests/test.sh': '#!/bin/bash\nPYTEST="$(command -v pytest)"\n"$PYTEST" /tests/test_outputs.py -rA\nif [ $? -eq 0 ]; then echo 1 > /logs/verifier/reward.txt; else echo 0 > /logs/verifier/reward.txt; fi\n' },
+    want: [] },
 ];
 
 void describe('audit on the thirteenth blind set\'s causes: one fixture per cause', () => {

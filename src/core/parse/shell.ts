@@ -114,10 +114,39 @@ function listOperator(list: SyntaxNode): string | undefined {
   return list.children.find((c) => !c.named && (c.type === '&&' || c.type === '||'))?.type;
 }
 
-function analyseCommand(tree: SyntaxTree, node: SyntaxNode, pipelineIds: Map<SyntaxNode, number>): ShellCommand | undefined {
+/**
+ * Variables the script sets exactly once, as a statement of their own, to a literal
+ * (`PYTEST="/opt/venv/bin/pytest"`, `export RUNNER=pytest`): what a command word `"$PYTEST"` runs.
+ * A name also set by `for`, `read` or an env prefix (`A=b cmd`) is not known, nor one set to `$(…)`.
+ */
+function literalVariables(tree: SyntaxTree): ReadonlyMap<string, string> {
+  const seen = new Map<string, string | undefined>();
+  for (const a of descendants(tree.root, 'variable_assignment')) {
+    const nameNode = childByField(a, 'name');
+    if (!nameNode) continue;
+    const name = tree.text.slice(nameNode.start, nameNode.end);
+    const value = childByField(a, 'value');
+    const literal = a.parent?.type !== 'command' && value !== undefined && ['word', 'string', 'raw_string'].includes(value.type)
+      && !/[$`]/.test(tree.text.slice(value.start, value.end));
+    seen.set(name, seen.has(name) || !literal || !value ? undefined : wordValue(tree, value));
+  }
+  const out = new Map<string, string>();
+  for (const [name, value] of seen) {
+    if (value === undefined || value === '') continue;
+    if (new RegExp(`(^|[\\s;])(for\\s+${name}\\s+in|read\\b[^\\n;|&]*\\s${name}\\b)`).test(tree.text)) continue;
+    out.set(name, value);
+  }
+  return out;
+}
+
+function analyseCommand(tree: SyntaxTree, node: SyntaxNode, pipelineIds: Map<SyntaxNode, number>, vars: ReadonlyMap<string, string>): ShellCommand | undefined {
   const nameNode = childByField(node, 'name');
   if (!nameNode) return undefined;
-  const nameWord = toWord(tree, nameNode.children[0] ?? nameNode);
+  const written = toWord(tree, nameNode.children[0] ?? nameNode);
+  // `"$PYTEST" /tests/test_outputs.py` runs what PYTEST was set to.
+  const variable = /^\$\{?([A-Za-z_]\w*)\}?$/.exec(written.value)?.[1];
+  const resolved = variable !== undefined ? vars.get(variable) : undefined;
+  const nameWord = resolved !== undefined && !/\s/.test(resolved) ? { ...written, value: resolved } : written;
   const name = nameWord.value.split('/').pop() ?? nameWord.value;
   const args = node.children.filter((c) => c.field === 'argument').map((c) => toWord(tree, c));
 
@@ -240,8 +269,9 @@ export function analyseShell(tree: SyntaxTree): ShellScript {
 function analyseUncached(tree: SyntaxTree): ShellScript {
   const pipelineIds = new Map<SyntaxNode, number>();
   const commands: ShellCommand[] = [];
+  const vars = literalVariables(tree);
   for (const n of descendants(tree.root, 'command')) {
-    const c = analyseCommand(tree, n, pipelineIds);
+    const c = analyseCommand(tree, n, pipelineIds, vars);
     if (c) commands.push(c);
   }
   commands.sort((a, b) => a.start - b.start);
