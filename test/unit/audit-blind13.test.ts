@@ -2,7 +2,8 @@
  * What the thirteenth blind held-out set showed (bench/accuracy/labels/blind13.json), one fixture per
  * cause, in the style of what was read: tasks written for a runtime of their own that brings VM or
  * bare-metal machines (`[environment] type = "cloudlab"`, setup scripts in environment/, no Dockerfile), and
- * a verifier that runs pytest through a variable (`"$PYTEST" /tests/test_outputs.py`).
+ * a verifier that runs pytest through a variable (`"$PYTEST" /tests/test_outputs.py`), and a `[task]` name
+ * that current Harbor's package validation rejects.
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
@@ -18,6 +19,13 @@ const CASES: readonly Case[] = [
     files: { ...NO_DOCKER, 'task.toml': TOML('type = "docker"\n') }, want: ['missing-environment error 9'] },
   { name: '… and so is the same task with no type at all', base: 'clean-harbor', rules: ['missing-environment'],
     files: { ...NO_DOCKER, 'task.toml': TOML('') }, want: ['missing-environment error 9'] },
+  // [task] is Harbor's registry package: `name` in org/name form, required.
+  { name: '`[task] name = "count-files"` (no org/) fails current Harbor\'s package validation: a warning at the name', base: 'clean-harbor', rules: ['config-invalid-value'],
+    files: { 'task.toml': 'version = "1.0"\n\n[task]\nname = "count-files"\ndescription = "Count the files"\n\n[agent]\ntimeout_sec = 600.0\n' }, want: ['config-invalid-value warning 4'] },
+  { name: '… `name = "acme/count-files"` is Harbor\'s form: nothing reported', base: 'clean-harbor', rules: ['config-invalid-value'],
+    files: { 'task.toml': 'version = "1.0"\n\n[task]\nname = "acme/count-files"\n\n[agent]\ntimeout_sec = 600.0\n' }, want: [] },
+  { name: '… a [task] table of the author\'s own metadata, with no name, is rejected too: a warning at [task]', base: 'clean-harbor', rules: ['config-invalid-value'],
+    files: { 'task.toml': 'version = "1.0"\n\n[agent]\ntimeout_sec = 600.0\n\n[task]\nsimulation_tool = "icarus"\n' }, want: ['config-invalid-value warning 6'] },
   // The verifier's pytest named through a variable set once to a literal path.
   { name: '`"$PYTEST" /tests/test_outputs.py` after `PYTEST="/opt/verifier-venv/bin/pytest"` is a pytest run (planted conftest reaches it)', base: 'clean-harbor', rules: ['pytest-collection-hijack'],
     files: { 'tests/test.sh': '#!/bin/bash\nPYTEST="/opt/verifier-venv/bin/pytest"\n"$PYTEST" --ctrf /logs/verifier/ctrf.json /tests/test_outputs.py -rA\nif [ $? -eq 0 ]; then echo 1 > /logs/verifier/reward.txt; else echo 0 > /logs/verifier/reward.txt; fi\n' },

@@ -85,7 +85,17 @@ export async function loadHarbor(id: string, files: TaskFiles, fileList: readonl
   const estimatedDurationSec = reader.number('metadata.estimated_duration_sec', { min: 0 });
   const expertTimeEstimateMin = reader.number('metadata.expert_time_estimate_min', { min: 0 });
   const juniorTimeEstimateMin = reader.number('metadata.junior_time_estimate_min', { min: 0 });
-  reader.string('task.name');
+  // Harbor (since its [task] package section, March 2026) validates [task] as a registry package:
+  // `name` is required, in org/name form (harbor.constants ORG_NAME_PATTERN); anything else fails
+  // TaskConfig and the task does not load. Older Harbor ignored [task], so a warning, not an error.
+  const packageName = reader.string('task.name');
+  if (isRecord(reader.raw('task'))) {
+    if (packageName === undefined && reader.raw('task.name') === undefined) {
+      problems.add('config-invalid-value', CONFIG, reader.keyRange('task'), '[task] in task.toml has no `name`: current Harbor reads [task] as the registry package and requires `name = "org/name"`, so it does not load this task (keep other metadata under [metadata])', 'warning');
+    } else if (packageName !== undefined && (!HARBOR_PACKAGE_NAME.test(packageName) || packageName.includes('..'))) {
+      reader.invalid('task.name', 'in Harbor\'s org/name form (e.g. "acme/hello-world"): current Harbor does not load a task whose [task] name is not', 'warning');
+    }
+  }
   reader.string('task.description');
 
   // Environment.
@@ -257,6 +267,9 @@ async function loadSteps(files: TaskFiles, names: readonly string[], fileList: r
 
 /** Files that only keep an otherwise empty folder in git. */
 const PLACEHOLDER_FILE = /(^|\/)\.(gitkeep|keep|gitignore)$/;
+
+/** Harbor's package name: `org/name`, each part starting alphanumeric (harbor.constants ORG_NAME_PATTERN). */
+const HARBOR_PACKAGE_NAME = /^[a-zA-Z0-9][a-zA-Z0-9._-]*\/[a-zA-Z0-9][a-zA-Z0-9._-]*$/;
 
 /** Why a file found in place of the environment is not one, as the missing-environment finding says it. */
 function astrayEnvironmentWhy(astray: string): string {
