@@ -52,6 +52,11 @@ export class AuditContext {
   /** The task files the verifier gets under its tests folder, with their path there (see mountedTestFiles). */
   readonly mountedTests: readonly { readonly file: string; readonly rel: string }[];
 
+  /** The task path of a file the verifier names under its /tests mount (`/tests/x.py` → `tests/x.py`); undefined for other paths. */
+  testsPathOf(p: string): string | undefined {
+    return p.startsWith('/tests/') ? `${this.testsDir}/${p.slice('/tests/'.length)}` : undefined;
+  }
+
   private constructor(readonly task: Task, private readonly texts: ReadonlyMap<string, string>, vendored: readonly string[]) {
     this.vendored = vendored;
     this.testsDir = (task.verifier.testsDir || 'tests').replace(/\/+$/, '');

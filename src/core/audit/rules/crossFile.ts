@@ -128,8 +128,8 @@ export const instructionMissingFile: StaticRule = {
 };
 
 /** `v` names a file the task ships: /tests/x under the tests folder, or a task-relative path. */
-function shipped(ctx: AuditContext, testsDir: string, dirs: ReadonlySet<string>, v: string): boolean {
-  const rel = v.startsWith('/tests/') ? `${testsDir}/${v.slice('/tests/'.length)}` : v.replace(/^\.\//, '');
+function shipped(ctx: AuditContext, dirs: ReadonlySet<string>, v: string): boolean {
+  const rel = ctx.testsPathOf(v) ?? v.replace(/^\.\//, '');
   return ctx.fileSet.has(rel) || dirs.has(rel);
 }
 
@@ -150,7 +150,7 @@ export const missingTestFixture: StaticRule = {
       // One of several candidate paths tried in turn (`for p in ["/tests/a.json", "/tests/b.json"]`):
       // missing only if every candidate is.
       const list = s.node.parent?.type === 'list' || s.node.parent?.type === 'tuple' ? s.node.parent : undefined;
-      if (list && list.children.some((c) => c !== s.node && c.type === 'string' && shipped(ctx, testsDir, dirs, text(s.tree, c).replace(/^[rbfRBF]*['"]|['"]$/g, '')))) continue;
+      if (list && list.children.some((c) => c !== s.node && c.type === 'string' && shipped(ctx, dirs, text(s.tree, c).replace(/^[rbfRBF]*['"]|['"]$/g, '')))) continue;
       // Written or fetched by the verifier itself (count mentions beyond this literal).
       if (scriptsText.split(name).length - 1 > 1) continue;
       const call = findAncestor(s.node, (n) => n.type === 'call');

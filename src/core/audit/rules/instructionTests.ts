@@ -27,7 +27,7 @@ export const testsUnavailableToAgent: StaticRule = {
     const shipped = new Set(ctx.task.files);
     for (const m of text.matchAll(RUN_OR_READ)) {
       const p = m[3] ?? '';
-      if (!shipped.has(`${ctx.testsDir}/${p.slice('/tests/'.length)}`)) continue;
+      if (!shipped.has(ctx.testsPathOf(p) ?? '')) continue;
       const at = (m.index ?? 0) + m[0].length - p.length;
       // "Your work is graded by `pytest /tests/test_outputs.py`" tells how grading runs; only a step the
       // agent is to take is a defect.

@@ -15,7 +15,7 @@ function writesRewardFromStatus(ctx: AuditContext): boolean {
 /** A file of the tests a command runs (`python3 /tests/verify.py`, `bash ./check.sh`), as a task path. */
 function scriptsRun(ctx: AuditContext, cmd: ShellCommand): string[] {
   return cmd.args.map((a) => a.value).filter((v) => /\.(py|sh|js|mjs|ts)$/.test(v))
-    .map((v) => (v.startsWith('/tests/') ? `${ctx.testsDir}/${v.slice('/tests/'.length)}` : `${ctx.testsDir}/${v.replace(/^\.\//, '').replace(/^.*\//, '')}`));
+    .map((v) => ctx.testsPathOf(v) ?? `${ctx.testsDir}/${v.replace(/^\.\//, '').replace(/^.*\//, '')}`);
 }
 
 /**
