@@ -7,7 +7,7 @@
 //       [--tasks-out FILE] [--recall-out FILE] [--reuse] [--jobs N] [--write]
 //       [--set dev|heldout|blind2|blind3|blind4|blind5|blind6|blind7|blind8|blind9|blind10|blind11|blind12|blind13|all] [--write-blind [--blind-notes FILE] [--audited-at COMMIT]]
 // Corpus sets (lib.mjs SETS; corpora.json "set"): dev (the rules were tuned on them) and the
-// held-out sets (heldout, blind2, blind3, blind4), each with its own samples and figures; --set picks which to
+// held-out sets (heldout, blind2 … blind13), each with its own samples and figures; --set picks which to
 // audit and print (--sample-out, --tasks-out and --recall-out take the one set asked for, dev by
 // default). --write-blind --set X freezes set X's figures into its frozen file (e.g. blind2-blind.json)
 // and its section of ../ACCURACY.md, once, before any rule change after the set was first read;
@@ -29,13 +29,25 @@ const HERE = path.dirname(fileURLToPath(import.meta.url));
 const ROOT = path.resolve(HERE, '../..');
 const CACHE = path.join(ROOT, 'bench/.corpus/accuracy-audit.json');
 
-const { values: opt } = parseArgs({
+// The usage is the comment this file opens with.
+const HEAD = fs.readFileSync(fileURLToPath(import.meta.url), 'utf8').split('\n').slice(1);
+const USAGE = HEAD.slice(0, HEAD.findIndex((l) => !l.startsWith('//'))).map((l) => l.slice(3)).join('\n');
+let parsed;
+try {
+  parsed = parseArgs({
   options: {
     corpus: { type: 'string' }, rules: { type: 'string' }, 'sample-out': { type: 'string' }, 'tasks-out': { type: 'string' }, 'recall-out': { type: 'string' },
     reuse: { type: 'boolean', default: false }, jobs: { type: 'string', default: '2' }, write: { type: 'boolean', default: false },
     mirror: { type: 'string', default: '/work/.mirror' }, set: { type: 'string', default: 'all' }, 'write-blind': { type: 'boolean', default: false }, 'blind-notes': { type: 'string' }, 'audited-at': { type: 'string' },
+    help: { type: 'boolean', short: 'h', default: false },
   },
-});
+  });
+} catch (e) {
+  console.error(`${e.message}\n\n${USAGE}`);
+  process.exit(2);
+}
+const opt = parsed.values;
+if (opt.help) { console.log(USAGE); process.exit(0); }
 const SET_IDS = ALL_SETS.map((x) => x.id);
 if (![...SET_IDS, 'all'].includes(opt.set)) { console.error(`--set must be ${SET_IDS.join(', ')} or all, not ${opt.set}`); process.exit(2); }
 if (opt.write && opt.set !== 'all') { console.error('--write regenerates every figure: it needs --set all'); process.exit(2); }
