@@ -3,7 +3,7 @@
 // corpora.json, joins the labels of labels/*.json and prints per rule: findings, tasks hit, the
 // precision sample, labelled, precision (Wilson 95%), stale labels; then recall on the random task
 // sample, clean-task quietness and the outside judgement of terminal-bench-qc's fixtures.
-//   npm run build && node bench/accuracy/run.mjs [--corpus DIR] [--rules a,b] [--sample-out FILE]
+//   npm run build && node bench/accuracy/run.mjs [--help] [--corpus DIR] [--rules a,b] [--sample-out FILE]
 //       [--tasks-out FILE] [--recall-out FILE] [--reuse] [--jobs N] [--write]
 //       [--set dev|heldout|blind2|blind3|blind4|blind5|blind6|blind7|blind8|blind9|blind10|blind11|blind12|blind13|all] [--write-blind [--blind-notes FILE] [--audited-at COMMIT]]
 // Corpus sets (lib.mjs SETS; corpora.json "set"): dev (the rules were tuned on them) and the
