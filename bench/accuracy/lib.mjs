@@ -48,6 +48,10 @@ export const BLIND12_TASK_SAMPLE = 10;
 // holding Harbor's template task (`tasks/hello-world/task.toml`), one per new author; the four of twelve
 // whose snapshot could be fetched; measured after the fixes made from the pooled misses of the first twelve.
 export const BLIND13_TASK_SAMPLE = 10;
+// The fourteenth: a seeded order (`sha256("20261207:b14:" + repo)`) of the public listing of repositories
+// holding `task/task.toml` (59, many of them one assessment's candidates), one per new author; the first six
+// whose snapshot holds a task; measured after the thirteenth set's fixes. Every task is read.
+export const BLIND14_TASK_SAMPLE = 10;
 
 /**
  * The corpus sets, each with its own label file (`source`, the reader's random-sample reading),
@@ -70,6 +74,7 @@ export const SETS = [
   { id: 'blind11', title: 'eleventh blind held-out corpora', source: 'blind11.json', size: HELDOUT_PRECISION_SAMPLE, target: BLIND11_TASK_SAMPLE, cleanAnywhere: true, frozen: 'blind11-blind.json' },
   { id: 'blind12', title: 'twelfth blind held-out corpora', source: 'blind12.json', size: HELDOUT_PRECISION_SAMPLE, target: BLIND12_TASK_SAMPLE, cleanAnywhere: true, frozen: 'blind12-blind.json' },
   { id: 'blind13', title: 'thirteenth blind held-out corpora', source: 'blind13.json', size: HELDOUT_PRECISION_SAMPLE, target: BLIND13_TASK_SAMPLE, cleanAnywhere: true, frozen: 'blind13-blind.json' },
+  { id: 'blind14', title: 'fourteenth blind held-out corpora', source: 'blind14.json', size: HELDOUT_PRECISION_SAMPLE, target: BLIND14_TASK_SAMPLE, cleanAnywhere: true, frozen: 'blind14-blind.json' },
 ];
 
 /** The set a corpora.json entry belongs to: its `set`, else `heldOut: true` (the old form) → heldout, else dev. */
