@@ -2,9 +2,7 @@
  * answer-in-instruction, in the style of the log-report tasks the blind readings met (labels/blind4.json,
  * blind6.json): the instruction gives each expected value beside its key, and the tests only compare.
  */
-import assert from 'node:assert/strict';
-import { describe, it } from 'node:test';
-import { findingsOf as found, type PatternCase as Case } from './audit-helpers';
+import { describeCases, type PatternCase as Case } from './audit-helpers';
 
 const STATED = 'Parse `/app/access.log` and write `/app/report.json`.\n\n1. The object has the keys `total_requests`, `unique_ips` and `top_path`.\n2. `total_requests` is `6`, `unique_ips` is `3`, and `top_path` is `/index.html`.\n';
 const TABLE_TEST = 'import json\nfrom pathlib import Path\n\nEXPECTED = {\n    "total_requests": 6,\n    "unique_ips": 3,\n    "top_path": "/index.html",\n}\n\n\ndef test_values():\n    report = json.loads(Path("/app/report.json").read_text())\n    for key, value in EXPECTED.items():\n        assert report.get(key) == value\n';
@@ -20,10 +18,4 @@ const CASES: readonly Case[] = [
     files: { 'instruction.md': STATED, 'tests/test_outputs.py': `import sys\nsys.path.insert(0, "/app")\nfrom report import summarise\n${TABLE_TEST.replace('import json\n', 'import json\n\n')}` }, want: [] },
 ];
 
-void describe('answer-in-instruction', () => {
-  for (const c of CASES) {
-    void it(c.name, async () => {
-      assert.deepEqual(await found(c.base, c.files, c.rules), [...c.want].sort());
-    });
-  }
-});
+describeCases('answer-in-instruction', CASES);

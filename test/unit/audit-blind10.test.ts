@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { auditTask } from '../../src/core/audit/index';
 import { loadTask } from '../../src/core/loader/index';
-import { findingsOf as found, makeTask, removeTemp, type PatternCase as Case } from './audit-helpers';
+import { describeCases, makeTask, removeTemp, type PatternCase as Case } from './audit-helpers';
 
 const SH = (body: string): string => `#!/bin/bash\n${body}\n`;
 
@@ -113,13 +113,7 @@ const CASES: readonly Case[] = [
     files: { 'instruction.md': 'Write the totals to /app/totals.json.\n\nYour work is graded by `pytest /tests/test_outputs.py`.\n' }, want: [] },
 ];
 
-void describe('audit on the tenth blind set\'s causes: one fixture per cause', () => {
-  for (const c of CASES) {
-    void it(c.name, async () => {
-      assert.deepEqual(await found(c.base, c.files, c.rules), [...c.want].sort());
-    });
-  }
-});
+describeCases('audit on the tenth blind set\'s causes: one fixture per cause', CASES);
 
 void describe('reward-not-written-on-failure points at the `set -e` that causes it', () => {
   void it('names the test run and, beside it, the line that turned errexit on (where the tenth set\'s readers pointed)', async () => {

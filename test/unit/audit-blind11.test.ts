@@ -4,9 +4,7 @@
  * security tests with SSRF inputs, "must not raise" tests, a scorer run from the agent's workspace): each
  * false case is quiet, each true case still fires.
  */
-import assert from 'node:assert/strict';
-import { describe, it } from 'node:test';
-import { findingsOf as found, type PatternCase as Case } from './audit-helpers';
+import { describeCases, type PatternCase as Case } from './audit-helpers';
 
 const SH = (body: string): string => `#!/bin/bash\n${body}\n`;
 /** A Terminal-Bench 1 task whose image takes the whole task folder, tests included (`COPY . /app/`). */
@@ -40,17 +38,6 @@ const CASES: readonly Case[] = [
     files: { 'tests/test.sh': SH('mkdir -p /logs/verifier\nOUT=$(pytest --noconftest -q /tests/test_outputs.py 2>&1)\nREWARD=$(python3 /app/environment/scoring.py --passed 3 --total 4 || echo 0.0)\necho "$REWARD" > /logs/verifier/reward.txt') },
     want: ['verifier-runs-agent-writable-code warning 4'] },
 ];
-
-/** One `it` per case: the exact findings of its rules on the edited fixture. */
-function describeCases(title: string, cases: readonly Case[]): void {
-  void describe(title, () => {
-    for (const c of cases) {
-      void it(c.name, async () => {
-        assert.deepEqual(await found(c.base, c.files, c.rules), [...c.want].sort());
-      });
-    }
-  });
-}
 
 describeCases('audit on the eleventh blind set\'s causes: one fixture per cause', CASES);
 

@@ -5,9 +5,7 @@
  * a verifier that runs pytest through a variable (`"$PYTEST" /tests/test_outputs.py`), and a `[task]` name
  * that current Harbor's package validation rejects.
  */
-import assert from 'node:assert/strict';
-import { describe, it } from 'node:test';
-import { findingsOf as found, type PatternCase as Case } from './audit-helpers';
+import { describeCases, type PatternCase as Case } from './audit-helpers';
 
 const TOML = (env: string): string => `version = "1.0"\n\n[verifier]\ntimeout_sec = 300.0\n\n[agent]\ntimeout_sec = 1200.0\n\n[environment]\n${env}build_timeout_sec = 1800.0\n\n[[environment.nodes]]\nname = "node0"\nhost = "node0.cluster.example"\n`;
 const NO_DOCKER = { 'environment/Dockerfile': null, 'environment/data/orders.csv': null, 'environment/setup.sh': '#!/bin/bash\nsystemctl restart cassandra\n', 'environment/bootstrap.sh': '#!/bin/bash\napt-get install -y cassandra=4.1.5\n' };
@@ -35,10 +33,4 @@ const CASES: readonly Case[] = [
     want: [] },
 ];
 
-void describe('audit on the thirteenth blind set\'s causes: one fixture per cause', () => {
-  for (const c of CASES) {
-    void it(c.name, async () => {
-      assert.deepEqual(await found(c.base, c.files, c.rules), [...c.want].sort());
-    });
-  }
-});
+describeCases('audit on the thirteenth blind set\'s causes: one fixture per cause', CASES);

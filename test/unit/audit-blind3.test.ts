@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { findingsOf as found, type PatternCase as Case } from './audit-helpers';
+import { describeCases, findingsOf as found, type PatternCase as Case } from './audit-helpers';
 
 /** A verifier that discards pytest's status and turns the score file the tests write into the reward. */
 const SCORE_SH = '#!/bin/bash\nset -uo pipefail\nSCORE_FILE="/tests/score.txt"\nmkdir -p /logs/verifier\nrm -f "$SCORE_FILE"\npytest --noconftest -rA /tests/test_outputs.py || true\nif [[ ! -f "$SCORE_FILE" ]]; then echo 0 > /logs/verifier/reward.txt; exit 0; fi\npython3 -c "print(float(open(\'$SCORE_FILE\').read()) / 100)" > /logs/verifier/reward.txt\n';
@@ -127,10 +127,4 @@ void describe('audit recall (blind2 misses): one fixture per pattern', () => {
   }
 });
 
-void describe('audit precision (blind3 false findings): one fixture per cause', () => {
-  for (const c of CASES) {
-    void it(c.name, async () => {
-      assert.deepEqual(await found(c.base, c.files, c.rules), [...c.want].sort());
-    });
-  }
-});
+describeCases('audit precision (blind3 false findings): one fixture per cause', CASES);

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import { describe, it } from 'node:test';
 import { loadTask } from '../../src/core/loader/index';
-import { findingsOf as found, type PatternCase as Case } from './audit-helpers';
+import { describeCases, findingsOf as found, type PatternCase as Case } from './audit-helpers';
 import { tempTree } from '../support/taskFolders';
 
 /** An API the agent must call, and tests of the file it writes. */
@@ -45,13 +45,7 @@ const CASES: readonly Case[] = [
     files: { ...ROUTES_FILES(ROUTES_TEST('')), 'environment/Dockerfile': 'FROM python:3.12-slim-bookworm\n\nRUN pip install --no-cache-dir pytest==8.3.3\n\nWORKDIR /app\nCOPY data/ /app/data/\n', 'instruction.md': 'Collect the routes, then write `/app/route_policies.json` with one entry per route.\n\nYou are done when:\n- `/app/route_metadata.json` exists containing the cleaned routes\n' }, want: [] },
 ];
 
-void describe('audit precision (blind4 false findings): one fixture per cause', () => {
-  for (const c of CASES) {
-    void it(c.name, async () => {
-      assert.deepEqual(await found(c.base, c.files, c.rules), [...c.want].sort());
-    });
-  }
-});
+describeCases('audit precision (blind4 false findings): one fixture per cause', CASES);
 
 /** A verifier that fetches uv with curl, the Harbor template's first lines. */
 const CURL_SH = (install: string): string => `#!/bin/bash\n${install}\ncurl -LsSf https://astral.sh/uv/0.9.7/install.sh | sh\nsource $HOME/.local/bin/env\nuvx -w pytest==8.4.1 pytest --noconftest /tests/test_outputs.py -rA\nif [ $? -eq 0 ]; then echo 1 > /logs/verifier/reward.txt; else echo 0 > /logs/verifier/reward.txt; fi\n`;

@@ -3,9 +3,7 @@
  * cause, in the style of what was read (Terminal-Bench 1 original tasks): the false case is quiet, the
  * true case still fires.
  */
-import assert from 'node:assert/strict';
-import { describe, it } from 'node:test';
-import { findingsOf as found, type PatternCase as Case } from './audit-helpers';
+import { describeCases, type PatternCase as Case } from './audit-helpers';
 
 const TB1_DOCKER = (extra: string): string => `FROM python:3.12-slim-bookworm\n\nRUN apt-get update && apt-get install -y --no-install-recommends tmux asciinema && rm -rf /var/lib/apt/lists/*\nRUN pip install --no-cache-dir pytest==8.3.3\n\nWORKDIR /app\nCOPY words.txt /app/words.txt\n${extra}`;
 const RUN_TESTS = (pytest: string): string => `#!/bin/bash\n\nif [ "$PWD" = "/" ]; then\n    echo "Error: No working directory set."\n    exit 1\nfi\n\n${pytest}\n`;
@@ -45,10 +43,4 @@ const CASES: readonly Case[] = [
     files: { 'Dockerfile': TB1_DOCKER('COPY tests/ /app/checks/\n'), 'task.yaml': TB1_TASK('Count the words.') }, want: ['tests-copied-into-image warning 8'] },
 ];
 
-void describe('audit precision (blind8 false findings): one fixture per cause', () => {
-  for (const c of CASES) {
-    void it(c.name, async () => {
-      assert.deepEqual(await found(c.base, c.files, c.rules), [...c.want].sort());
-    });
-  }
-});
+describeCases('audit precision (blind8 false findings): one fixture per cause', CASES);

@@ -3,9 +3,7 @@
  * cause, in the style of what was read (science-integration tasks that keep reference sources and
  * recorded agent runs beside the task): the false case is quiet, the true case still fires.
  */
-import assert from 'node:assert/strict';
-import { describe, it } from 'node:test';
-import { findingsOf as found, type PatternCase as Case } from './audit-helpers';
+import { describeCases, type PatternCase as Case } from './audit-helpers';
 import { LOCAL_BASE_TOML } from './audit-cases-recall';
 
 const LAUNCH = '{\n  // Debug the grader.\n  "version": "0.2.0",\n  "configurations": [\n    { "name": "grader", "type": "debugpy", "request": "launch", "program": "grader.py" },\n  ],\n}\n';
@@ -69,10 +67,4 @@ const CASES: readonly Case[] = [
     files: { 'tests/cases.json': TRAJECTORY }, want: ['llm-artifact-in-task warning 4'] },
 ];
 
-void describe('audit precision (blind9 false findings): one fixture per cause', () => {
-  for (const c of CASES) {
-    void it(c.name, async () => {
-      assert.deepEqual(await found(c.base, c.files, c.rules), [...c.want].sort());
-    });
-  }
-});
+describeCases('audit precision (blind9 false findings): one fixture per cause', CASES);

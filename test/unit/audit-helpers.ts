@@ -1,6 +1,8 @@
+import assert from 'node:assert/strict';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import { describe, it } from 'node:test';
 import { LineIndex } from '../../src/core/model/positions';
 import type { Fix } from '../../src/core/model/finding';
 import { auditTask } from '../../src/core/audit/index';
@@ -62,3 +64,14 @@ export async function findingsOf(base: CaseBase, files: Files, rules: readonly s
 
 /** A verifier script that runs `body` and writes reward 1 when its last command succeeded. */
 export const verifierScript = (body: string): string => `#!/bin/bash\nmkdir -p /logs/verifier\n${body}\nif [ $? -eq 0 ]; then echo 1 > /logs/verifier/reward.txt; else echo 0 > /logs/verifier/reward.txt; fi\n`;
+
+/** One `it` per case: the exact findings of its rules (`rule severity line`) on the edited fixture. */
+export function describeCases(title: string, cases: readonly PatternCase[]): void {
+  void describe(title, () => {
+    for (const c of cases) {
+      void it(c.name, async () => {
+        assert.deepEqual(await findingsOf(c.base, c.files, c.rules), [...c.want].sort());
+      });
+    }
+  });
+}

@@ -5,9 +5,7 @@
  * if branch or follows a reward written only on an early-exit branch. One fixture per cause, in the
  * style of what was read; each false case stays quiet.
  */
-import assert from 'node:assert/strict';
-import { describe, it } from 'node:test';
-import { findingsOf as found, type PatternCase as Case } from './audit-helpers';
+import { describeCases, type PatternCase as Case } from './audit-helpers';
 
 const SH = (body: string): string => `#!/bin/bash\n${body}\n`;
 const REWARD = 'if [ $rc -eq 0 ]; then echo 1 > /logs/verifier/reward.txt; else echo 0 > /logs/verifier/reward.txt; fi';
@@ -46,10 +44,4 @@ const CASES: readonly Case[] = [
     want: [] },
 ];
 
-void describe('audit on causes of the pooled blind misses: one fixture per cause', () => {
-  for (const c of CASES) {
-    void it(c.name, async () => {
-      assert.deepEqual(await found(c.base, c.files, c.rules), [...c.want].sort());
-    });
-  }
-});
+describeCases('audit on causes of the pooled blind misses: one fixture per cause', CASES);

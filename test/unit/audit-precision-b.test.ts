@@ -2,9 +2,7 @@
  * One fixture per pattern met in real verifiers and tests (written here in their style, not copied),
  * each asserting the exact finding — rule, severity, line — or its absence.
  */
-import assert from 'node:assert/strict';
-import { describe, it } from 'node:test';
-import { findingsOf as found, type PatternCase as Case, verifierScript as SH } from './audit-helpers';
+import { describeCases, type PatternCase as Case, verifierScript as SH } from './audit-helpers';
 
 const TOML_OFFLINE = 'version = "1.0"\n\n[verifier]\ntimeout_sec = 120.0\n\n[agent]\ntimeout_sec = 600.0\n\n[environment]\nallow_internet = false\n';
 const PYT = (body: string): string => `import json\nimport os\nimport subprocess\nimport time\nfrom pathlib import Path\n\nOUT = Path("/app/totals.json")\n\n${body}\n`;
@@ -125,10 +123,4 @@ const CASES: readonly Case[] = [
     want: [] },
 ];
 
-void describe('audit precision (verifier scripts and Python tests): one fixture per real pattern', () => {
-  for (const c of CASES) {
-    void it(c.name, async () => {
-      assert.deepEqual(await found(c.base, c.files, c.rules), [...c.want].sort());
-    });
-  }
-});
+describeCases('audit precision (verifier scripts and Python tests): one fixture per real pattern', CASES);
