@@ -17,6 +17,8 @@ const CASES: readonly Case[] = [
     files: { ...NO_DOCKER, 'task.toml': TOML('type = "docker"\n') }, want: ['missing-environment error 9'] },
   { name: '… and so is the same task with no type at all', base: 'clean-harbor', rules: ['missing-environment'],
     files: { ...NO_DOCKER, 'task.toml': TOML('') }, want: ['missing-environment error 9'] },
+  { name: 'an environment named from elsewhere (`definition = "application/shared-survey-form"`, blind14): a note', base: 'clean-harbor', rules: ['missing-environment'],
+    files: { 'environment/Dockerfile': null, 'environment/data/orders.csv': null, 'task.toml': TOML('definition = "application/shared-survey-form"\n') }, want: ['missing-environment info 9'] },
   // [task] is Harbor's registry package: `name` in org/name form, required.
   { name: '`[task] name = "count-files"` (no org/) fails current Harbor\'s package validation: a warning at the name', base: 'clean-harbor', rules: ['config-invalid-value'],
     files: { 'task.toml': 'version = "1.0"\n\n[task]\nname = "count-files"\ndescription = "Count the files"\n\n[agent]\ntimeout_sec = 600.0\n' }, want: ['config-invalid-value warning 4'] },

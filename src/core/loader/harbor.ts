@@ -128,16 +128,18 @@ export async function loadHarbor(id: string, files: TaskFiles, fileList: readonl
     // run (blind2), as is one with no environment/ or its Dockerfile astray: an error.
     const envTable = JSON.stringify(reader.raw(env) ?? {});
     const runByTable = envFiles.some((f) => /\.(sh|bash|py|ps1)$/.test(f) && envTable.includes(f.slice('environment/'.length)));
-    // `[environment] type = "cloudlab"` / `"vm-cluster"`: Harbor's task config has no such key (the
-    // provider is chosen at run time and builds environment/Dockerfile); the task names a runtime of
-    // its own that brings its machines (blind13, judged deliberate): a note, as for a provider's machine.
-    const rawType = reader.raw(`${env}.type`);
-    const foreignType = typeof rawType === 'string' ? rawType : undefined;
-    const otherRuntime = foreignType !== undefined && !/^docker(-compose)?$/i.test(foreignType);
+    // `[environment] type = "cloudlab"` / `"vm-cluster"` (blind13), `definition = "org/shared-env"`
+    // (blind14): keys Harbor's task config does not have (its provider is chosen at run time and builds
+    // environment/Dockerfile); the task names a runtime or an environment defined elsewhere, judged
+    // deliberate: a note, as for a provider's machine.
+    const foreign = (['type', 'definition'] as const).map((k) => ({ k, v: reader.raw(`${env}.${k}`) }))
+      .find(({ k, v }) => typeof v === 'string' && v.trim() !== '' && !(k === 'type' && /^docker(-compose)?$/i.test(v)));
+    const foreignType = foreign ? `${foreign.k} = "${String(foreign.v)}"` : undefined;
+    const otherRuntime = foreignType !== undefined;
     if (astray && why) problems.add('missing-environment', astray, undefined, `no environment: ${why} (expected environment/Dockerfile, environment/docker-compose.yaml or [environment] docker_image)`);
     else if (otherRuntime) {
       problems.add('missing-environment', CONFIG, tableRange(env),
-        `no container environment: [environment] type = "${foreignType}" names a runtime of its own (Harbor's task config has no \`type\`; Harbor picks its provider at run time and builds environment/Dockerfile), so only that runtime can run this task; Harbor's docker environment (and Taskwright's sandbox) need environment/Dockerfile, environment/docker-compose.yaml or [environment] docker_image`, 'info');
+        `no container environment: [environment] ${foreignType} names an environment from elsewhere (Harbor's task config has no such key; Harbor picks its provider at run time and builds environment/Dockerfile), so only the runtime that knows it can run this task; Harbor's docker environment (and Taskwright's sandbox) need environment/Dockerfile, environment/docker-compose.yaml or [environment] docker_image`, 'info');
     } else if (envFiles.length > 0 && (runByTable || envFiles.every((f) => PLACEHOLDER_FILE.test(f)))) {
       const shown = envFiles.slice(0, 3).map((f) => f.slice('environment/'.length)).join(', ') + (envFiles.length > 3 ? ` and ${envFiles.length - 3} more` : '');
       problems.add('missing-environment', CONFIG, tableRange(env),
