@@ -26,6 +26,16 @@ const CASES: readonly Case[] = [
     files: { 'task.toml': 'version = "1.0"\n\n[task]\nname = "acme/count-files"\n\n[agent]\ntimeout_sec = 600.0\n' }, want: [] },
   { name: '… a [task] table of the author\'s own metadata, with no name, is rejected too: a warning at [task]', base: 'clean-harbor', rules: ['config-invalid-value'],
     files: { 'task.toml': 'version = "1.0"\n\n[agent]\ntimeout_sec = 600.0\n\n[task]\nsimulation_tool = "icarus"\n' }, want: ['config-invalid-value warning 6'] },
+  // input-path-mismatch (fourteenth set): inputs read where the image does not put them.
+  { name: 'solution and tests read /app/orders.csv while the image copies it to /app/data/orders.csv: the oracle fails', base: 'clean-harbor', rules: ['input-path-mismatch'],
+    files: { 'solution/solve.sh': '#!/bin/bash\nset -e\nawk -F, \'NR>1{n++} END{print n}\' /app/orders.csv > /app/count.txt\n', 'tests/test_outputs.py': 'def test_count():\n    n = sum(1 for _ in open("/app/orders.csv")) - 1\n    assert open("/app/count.txt").read().strip() == str(n)\n' },
+    want: ['input-path-mismatch warning 2'] },
+  { name: '… quiet when the solution puts the file there first (`cp /app/data/orders.csv /app/orders.csv`)', base: 'clean-harbor', rules: ['input-path-mismatch'],
+    files: { 'solution/solve.sh': '#!/bin/bash\nset -e\ncp /app/data/orders.csv /app/orders.csv\nawk -F, \'NR>1{n++} END{print n}\' /app/orders.csv > /app/count.txt\n', 'tests/test_outputs.py': 'def test_count():\n    n = sum(1 for _ in open("/app/orders.csv")) - 1\n    assert open("/app/count.txt").read().strip() == str(n)\n' },
+    want: [] },
+  { name: '… and when the path is the agent\'s output the tests read (written by the solution through a name)', base: 'clean-harbor', rules: ['input-path-mismatch'],
+    files: { 'environment/data/totals.json': '{}\n', 'solution/solve.sh': '#!/bin/bash\nset -e\nOUT=/app/totals.json\necho \'{"north": 1}\' > "$OUT"\n', 'tests/test_outputs.py': 'import json\n\n\ndef test_totals():\n    assert json.load(open("/app/totals.json")) == {"north": 1}\n' },
+    want: [] },
   // The verifier's pytest named through a variable set once to a literal path.
   { name: '`"$PYTEST" /tests/test_outputs.py` after `PYTEST="/opt/verifier-venv/bin/pytest"` is a pytest run (planted conftest reaches it)', base: 'clean-harbor', rules: ['pytest-collection-hijack'],
     files: { 'tests/test.sh': '#!/bin/bash\nPYTEST="/opt/verifier-venv/bin/pytest"\n"$PYTEST" --ctrf /logs/verifier/ctrf.json /tests/test_outputs.py -rA\nif [ $? -eq 0 ]; then echo 1 > /logs/verifier/reward.txt; else echo 0 > /logs/verifier/reward.txt; fi\n' },

@@ -341,6 +341,11 @@ export const CASES: readonly RuleCase[] = [
     good: { 'solution/solve.py': 'print("totals")\n', 'solution/solve.sh': '#!/bin/bash\nset -e\npython3 /solution/solve.py\n' },
   },
   {
+    rule: 'input-path-mismatch', base: 'clean-harbor',
+    bad: { 'solution/solve.sh': '#!/bin/bash\nset -e\npython3 - <<\'PY\'\nimport csv, json\nrows = list(csv.DictReader(open("/app/orders.csv")))\njson.dump({"n": len(rows)}, open("/app/totals.json", "w"))\nPY\n', 'tests/test_outputs.py': 'import csv\nimport json\n\n\ndef test_count():\n    rows = list(csv.DictReader(open("/app/orders.csv")))\n    assert json.load(open("/app/totals.json"))["n"] == len(rows)\n' },
+    good: { 'solution/solve.sh': '#!/bin/bash\nset -e\npython3 - <<\'PY\'\nimport csv, json\nrows = list(csv.DictReader(open("/app/data/orders.csv")))\njson.dump({"n": len(rows)}, open("/app/totals.json", "w"))\nPY\n', 'tests/test_outputs.py': 'import csv\nimport json\n\n\ndef test_count():\n    rows = list(csv.DictReader(open("/app/data/orders.csv")))\n    assert json.load(open("/app/totals.json"))["n"] == len(rows)\n' },
+  },
+  {
     rule: 'reward-json-not-object', base: 'clean-harbor',
     bad: { 'tests/test.sh': '#!/bin/bash\nmkdir -p /logs/verifier\nif pytest --noconftest -rA /tests/test_outputs.py; then echo 1 > /logs/verifier/reward.json; else echo 0 > /logs/verifier/reward.json; fi\n' },
     good: { 'tests/test.sh': '#!/bin/bash\nmkdir -p /logs/verifier\nif pytest --noconftest -rA /tests/test_outputs.py; then echo 1 > /logs/verifier/reward.txt; else echo 0 > /logs/verifier/reward.txt; fi\n' },

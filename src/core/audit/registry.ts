@@ -29,6 +29,7 @@ import { verifierImageLocalBase } from './rules/verifierImage';
 import { mergeConflictMarkers } from './rules/mergeMarkers';
 import { malformedDataFile } from './rules/malformedData';
 import { solutionPathMissing, verifierReadsSolution } from './rules/oracleOnlyPaths';
+import { inputPathMismatch } from './rules/inputPathMismatch';
 import { testsUnavailableToAgent } from './rules/instructionTests';
 
 /** Problems the loaders report (src/core/loader): registered here so every id has a docs page. */
@@ -131,6 +132,7 @@ export const STATIC_RULES: readonly StaticRule[] = [
   testPathDisagrees,
   verifierReadsSolution,
   solutionPathMissing,
+  inputPathMismatch,
   testsUnavailableToAgent,
   pathOutsideTask,
 ];
