@@ -52,6 +52,9 @@ export const BLIND13_TASK_SAMPLE = 10;
 // holding `task/task.toml` (59, many of them one assessment's candidates), one per new author; the first six
 // whose snapshot holds a task; measured after the thirteenth set's fixes. Every task is read.
 export const BLIND14_TASK_SAMPLE = 10;
+// The fifteenth: the next six of the fourteenth set's order whose snapshot holds a task, each registered at
+// its task/ folder (the folder the listing names); measured after the fourteenth set's fixes. Every task is read.
+export const BLIND15_TASK_SAMPLE = 10;
 
 /**
  * The corpus sets, each with its own label file (`source`, the reader's random-sample reading),
@@ -75,6 +78,7 @@ export const SETS = [
   { id: 'blind12', title: 'twelfth blind held-out corpora', source: 'blind12.json', size: HELDOUT_PRECISION_SAMPLE, target: BLIND12_TASK_SAMPLE, cleanAnywhere: true, frozen: 'blind12-blind.json' },
   { id: 'blind13', title: 'thirteenth blind held-out corpora', source: 'blind13.json', size: HELDOUT_PRECISION_SAMPLE, target: BLIND13_TASK_SAMPLE, cleanAnywhere: true, frozen: 'blind13-blind.json' },
   { id: 'blind14', title: 'fourteenth blind held-out corpora', source: 'blind14.json', size: HELDOUT_PRECISION_SAMPLE, target: BLIND14_TASK_SAMPLE, cleanAnywhere: true, frozen: 'blind14-blind.json' },
+  { id: 'blind15', title: 'fifteenth blind held-out corpora', source: 'blind15.json', size: HELDOUT_PRECISION_SAMPLE, target: BLIND15_TASK_SAMPLE, cleanAnywhere: true, frozen: 'blind15-blind.json' },
 ];
 
 /** The set a corpora.json entry belongs to: its `set`, else `heldOut: true` (the old form) → heldout, else dev. */
