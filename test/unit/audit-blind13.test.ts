@@ -36,6 +36,11 @@ const CASES: readonly Case[] = [
   { name: '… and when the path is the agent\'s output the tests read (written by the solution through a name)', base: 'clean-harbor', rules: ['input-path-mismatch'],
     files: { 'environment/data/totals.json': '{}\n', 'solution/solve.sh': '#!/bin/bash\nset -e\nOUT=/app/totals.json\necho \'{"north": 1}\' > "$OUT"\n', 'tests/test_outputs.py': 'import json\n\n\ndef test_totals():\n    assert json.load(open("/app/totals.json")) == {"north": 1}\n' },
     want: [] },
+  // Harbor's artifacts are a list (fifteenth set).
+  { name: 'an `[artifacts]` table (`paths = [...]`) fails current Harbor\'s TaskConfig: a warning', base: 'clean-harbor', rules: ['config-invalid-value'],
+    files: { 'task.toml': 'version = "1.0"\n\n[agent]\ntimeout_sec = 600.0\n\n[artifacts]\npaths = ["/app/report.json"]\n' }, want: ['config-invalid-value warning 6'] },
+  { name: '… `artifacts = ["/app/report.json"]` is Harbor\'s form', base: 'clean-harbor', rules: ['config-invalid-value'],
+    files: { 'task.toml': 'version = "1.0"\nartifacts = ["/app/report.json"]\n\n[agent]\ntimeout_sec = 600.0\n' }, want: [] },
   // The verifier's pytest named through a variable set once to a literal path.
   { name: '`"$PYTEST" /tests/test_outputs.py` after `PYTEST="/opt/verifier-venv/bin/pytest"` is a pytest run (planted conftest reaches it)', base: 'clean-harbor', rules: ['pytest-collection-hijack'],
     files: { 'tests/test.sh': '#!/bin/bash\nPYTEST="/opt/verifier-venv/bin/pytest"\n"$PYTEST" --ctrf /logs/verifier/ctrf.json /tests/test_outputs.py -rA\nif [ $? -eq 0 ]; then echo 1 > /logs/verifier/reward.txt; else echo 0 > /logs/verifier/reward.txt; fi\n' },

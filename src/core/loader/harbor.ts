@@ -97,6 +97,12 @@ export async function loadHarbor(id: string, files: TaskFiles, fileList: readonl
     }
   }
   reader.string('task.description');
+  // Harbor's TaskConfig takes `artifacts` as a list (paths, or tables with source/destination): a
+  // table (`[artifacts] paths = […]`) fails validation and current Harbor does not load the task.
+  const artifacts = reader.raw('artifacts');
+  if (artifacts !== undefined && artifacts !== null && !Array.isArray(artifacts)) {
+    reader.invalid('artifacts', 'a list (`artifacts = ["/app/out.json"]` at the top level): current Harbor does not load a task whose artifacts are not', 'warning');
+  }
 
   // Environment.
   const env = 'environment';
