@@ -4,6 +4,7 @@
  * `open("/app/transactions.csv")`): the oracle fails on a file that is not there, and so does every
  * agent that follows the instruction to the letter.
  */
+import { escapeRegExp } from '../../parse/regex';
 import type { AuditContext } from '../context';
 import type { StaticRule } from '../rule';
 import { imageLayout, madeByImage } from './imageLayout';
@@ -18,15 +19,13 @@ function pathsIn(text: string): Set<string> {
   return new Set([...text.matchAll(DATA_PATH)].map((m) => m[1] ?? '').filter((p) => p !== '' && !HARNESS.test(p)));
 }
 
-const escape = (x: string): string => x.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
-
 /**
  * `text` writes `target` (a path, or a name bound to it): a shell redirect or `tee` into it, a
  * copy/move whose destination it is, a download to it, Python's `open(…, "w")`, `Path(…).write_text`,
  * a pandas/numpy/json save to it, `shutil.copy(…, it)`.
  */
 function writesTo(text: string, target: string): boolean {
-  const t = escape(target);
+  const t = escapeRegExp(target);
   const q = `["']?`;
   return [
     new RegExp(`>>?\\s*${q}${t}(?![\\w.-])`),
@@ -43,7 +42,7 @@ function writesTo(text: string, target: string): boolean {
 /** `p` is written in `text`, directly or through a name the text binds to it (`OUT = "/app/x.csv"`). */
 function writes(text: string, p: string): boolean {
   if (writesTo(text, p)) return true;
-  const names = [...text.matchAll(new RegExp(`\\b([A-Za-z_]\\w*)\\s*=\\s*(?:Path\\(\\s*)?["']?${escape(p)}(?![\\w.-])`, 'g'))].map((m) => m[1] ?? '');
+  const names = [...text.matchAll(new RegExp(`\\b([A-Za-z_]\\w*)\\s*=\\s*(?:Path\\(\\s*)?["']?${escapeRegExp(p)}(?![\\w.-])`, 'g'))].map((m) => m[1] ?? '');
   return names.some((n) => writesTo(text, n) || writesTo(text, `$${n}`) || writesTo(text, `\${${n}}`));
 }
 
