@@ -286,6 +286,16 @@ function analyseUncached(tree: SyntaxTree): ShellScript {
   return { tree, commands, optionChanges };
 }
 
+/** Where the `set -e` (or `set -o errexit`) in effect at `offset` was turned on: its offset, or undefined when off or set by the shebang. */
+export function errexitSetAt(script: ShellScript, offset: number): number | undefined {
+  let at: number | undefined;
+  for (const ch of script.optionChanges) {
+    if (ch.offset >= offset) break;
+    if (ch.errexit !== undefined) at = ch.errexit && script.commands.some((c) => c.start === ch.offset && c.name === 'set') ? ch.offset : undefined;
+  }
+  return at;
+}
+
 export function optionsAt(script: ShellScript, offset: number): ShellOptions {
   let errexit = false;
   let pipefail = false;

@@ -1,6 +1,6 @@
 /** How the verifier turns test results into reward: masked exit codes and pipelines, unconditional or missing rewards. */
 import type { Fix, RelatedLocation } from '../../model/finding';
-import { effectiveWords, optionsAt, type ShellCommand, type ShellScript } from '../../parse/shell';
+import { effectiveWords, errexitSetAt, optionsAt, type ShellCommand, type ShellScript } from '../../parse/shell';
 import type { AuditContext } from '../context';
 import type { StaticRule } from '../rule';
 import { installOf, isPytestCommand, isTestCommand, rewardWriteOf } from './commands';
@@ -112,8 +112,8 @@ export const unconditionalReward: StaticRule = {
 
 /** Where `set -e` (or `set -o errexit`) that governs `cmd` was turned on: shown beside the finding, as readers point there. */
 function errexitAt(ctx: AuditContext, file: string, script: ShellScript, cmd: ShellCommand): RelatedLocation[] {
-  const on = script.commands.filter((c) => c.end <= cmd.start && c.name === 'set'
-    && c.args.some((a, i) => /^-[a-z]*e[a-z]*$/.test(a.value) || (a.value === '-o' && c.args[i + 1]?.value === 'errexit'))).pop();
+  const at = errexitSetAt(script, cmd.start);
+  const on = at === undefined ? undefined : script.commands.find((c) => c.start === at);
   return on ? [{ file, range: cmdRange(ctx, file, on), message: '`set -e` is turned on here' }] : [];
 }
 
@@ -126,6 +126,8 @@ export const rewardNotWrittenOnFailure: StaticRule = {
       const rewards = script.commands.filter((c) => rewardWriteOf(c));
       if (rewards.length === 0) continue;
       let reported = false;
+      // A trap on EXIT or ERR writes a reward however the script ends.
+      const trapped = script.commands.some((c) => c.name === 'trap' && /EXIT|ERR/.test(c.args.map((a) => a.value).join(' ')));
       // A reward written on every path before the command (a fallback 0) is what a failure leaves.
       // One written on a branch (`if [ ! -f out ]; then echo 0 > reward; exit 0; fi`) covers nothing after it.
       const fallbackBefore = (c: ShellCommand): boolean => rewards.some((r) => r.end <= c.start && !r.conditional && !r.inFunction);
@@ -137,7 +139,7 @@ export const rewardNotWrittenOnFailure: StaticRule = {
         if (!opts.errexit) continue;
         if (cmd.pipeline && !opts.pipefail && cmd.pipeline.index < cmd.pipeline.length - 1) continue;
         if (!rewards.some((r) => r.start > cmd.end) || fallbackBefore(cmd)) continue;
-        if (script.commands.some((c) => c.name === 'trap' && /EXIT|ERR/.test(c.args.map((a) => a.value).join(' ')))) continue;
+        if (trapped) continue;
         reported = true;
         yield {
           file, range: cmdRange(ctx, file, cmd), related: errexitAt(ctx, file, script, cmd),
@@ -148,7 +150,7 @@ export const rewardNotWrittenOnFailure: StaticRule = {
       // same: reported once, at the first unguarded one, unless a reward (a fallback 0) is already
       // written before it or a trap writes one on exit. When the test run is reported already, the one
       // fix (a fallback 0 first, or a trap) covers the installs too, so they are not repeated.
-      if (reported || script.commands.some((c) => c.name === 'trap' && /EXIT|ERR/.test(c.args.map((a) => a.value).join(' ')))) continue;
+      if (reported || trapped) continue;
       // Ends the script under `set -e` when it fails, with no reward written before it and one after it.
       const unguarded = (c: ShellCommand): boolean => !c.guarded && !c.orTrue && !c.conditional && !c.inSubstitution && !c.inFunction && optionsAt(script, c.start).errexit
         && !fallbackBefore(c) && rewards.some((r) => r.start > c.end);
