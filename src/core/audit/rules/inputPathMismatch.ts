@@ -8,15 +8,16 @@ import { escapeRegExp } from '../../parse/regex';
 import type { AuditContext } from '../context';
 import type { StaticRule } from '../rule';
 import { imageLayout, madeByImage } from './imageLayout';
+import { DATA } from './recomputedExpected';
 
-/** An absolute path to a data file, as written in code (quotes, spaces or parentheses around it). */
-const DATA_PATH = /(?<![\w./-])(\/(?:[\w.-]+\/)*[\w.-]+\.(?:csv|tsv|json|jsonl|ndjson|txt|log|xml|ya?ml|parquet|xlsx|db|sqlite3?))(?![\w./-])/g;
+/** An absolute path as written in code (quotes, spaces or parentheses around it); kept when it names a data file. */
+const ABSOLUTE_PATH = /(?<![\w./-])(\/(?:[\w.-]+\/)*[\w.-]+)(?![\w./-])/g;
 
 /** Folders the harness fills or that hold run-time scratch: not inputs the image is to supply. */
 const HARNESS = /^\/(tests|logs|solution|oracle|tmp|proc|sys|dev|output|outputs|results)(\/|$)/;
 
 function pathsIn(text: string): Set<string> {
-  return new Set([...text.matchAll(DATA_PATH)].map((m) => m[1] ?? '').filter((p) => p !== '' && !HARNESS.test(p)));
+  return new Set([...text.matchAll(ABSOLUTE_PATH)].map((m) => m[1] ?? '').filter((p) => DATA.test(p) && !HARNESS.test(p)));
 }
 
 /**

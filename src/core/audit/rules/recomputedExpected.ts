@@ -16,7 +16,8 @@ import { madeByImage } from './imageLayout';
 import { calledHelpers, fileReads, type FileRead } from './pyPaths';
 import { assertExpr, assertingHelpers, asserts, tests } from './pyTestFiles';
 
-const DATA = /\.(json|jsonl|ndjson|csv|tsv|txt|log|ya?ml|xml|parquet|xlsx?|npy|npz|db|sqlite3?)$/i;
+/** A data file by its extension: what tasks hand over as input or expected values. */
+export const DATA = /\.(json|jsonl|ndjson|csv|tsv|txt|log|ya?ml|xml|parquet|xlsx?|npy|npz|db|sqlite3?)$/i;
 const DATA_LITERAL = /\.(json|jsonl|ndjson|csv|tsv|txt|log|ya?ml|xml|parquet|xlsx?|npy|npz|db|sqlite3?)['"]/i;
 const OUT_WORDS = /\b(writes?|written|sav(e|es|ed)|outputs?|produc(e|es|ed)|creat(e|es|ed)|generat(e|es|ed)|emit|export|stor(e|es|ed)|deliverables?|results?\s+(file|to)|report\s+to)\b/i;
 /** Output or run-state folders: `out/`, `output_data/`, `results/`, `solution/`, `metrics/`, `state/`, `logs/`. */
