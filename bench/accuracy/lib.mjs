@@ -55,6 +55,10 @@ export const BLIND14_TASK_SAMPLE = 10;
 // The fifteenth: the next six of the fourteenth set's order whose snapshot holds a task, each registered at
 // its task/ folder (the folder the listing names); measured after the fourteenth set's fixes. Every task is read.
 export const BLIND15_TASK_SAMPLE = 10;
+// The sixteenth: the next six of the same order whose snapshot holds a task, each registered at the folder
+// holding its task.toml (task/, or the root where the snapshot keeps it there); measured after the fifteenth
+// set's fixes. Every task is read.
+export const BLIND16_TASK_SAMPLE = 10;
 
 /**
  * The corpus sets, each with its own label file (`source`, the reader's random-sample reading),
@@ -79,6 +83,7 @@ export const SETS = [
   { id: 'blind13', title: 'thirteenth blind held-out corpora', source: 'blind13.json', size: HELDOUT_PRECISION_SAMPLE, target: BLIND13_TASK_SAMPLE, cleanAnywhere: true, frozen: 'blind13-blind.json' },
   { id: 'blind14', title: 'fourteenth blind held-out corpora', source: 'blind14.json', size: HELDOUT_PRECISION_SAMPLE, target: BLIND14_TASK_SAMPLE, cleanAnywhere: true, frozen: 'blind14-blind.json' },
   { id: 'blind15', title: 'fifteenth blind held-out corpora', source: 'blind15.json', size: HELDOUT_PRECISION_SAMPLE, target: BLIND15_TASK_SAMPLE, cleanAnywhere: true, frozen: 'blind15-blind.json' },
+  { id: 'blind16', title: 'sixteenth blind held-out corpora', source: 'blind16.json', size: HELDOUT_PRECISION_SAMPLE, target: BLIND16_TASK_SAMPLE, cleanAnywhere: true, frozen: 'blind16-blind.json' },
 ];
 
 /** The set a corpora.json entry belongs to: its `set`, else `heldOut: true` (the old form) → heldout, else dev. */
