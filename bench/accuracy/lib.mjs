@@ -59,6 +59,11 @@ export const BLIND15_TASK_SAMPLE = 10;
 // holding its task.toml (task/, or the root where the snapshot keeps it there); measured after the fifteenth
 // set's fixes. Every task is read.
 export const BLIND16_TASK_SAMPLE = 10;
+// The seventeenth: a seeded order (`sha256("20261207:b17:" + repo)`) of the first 100 repositories of the public
+// listing of repositories holding tests/test_outputs.py, one per new author; the first five whose snapshot holds
+// a task.toml or task.yaml (two Terminal-Bench 1 tasks among them); measured after the sixteenth set's fixes.
+// Every task is read.
+export const BLIND17_TASK_SAMPLE = 10;
 
 /**
  * The corpus sets, each with its own label file (`source`, the reader's random-sample reading),
@@ -84,6 +89,7 @@ export const SETS = [
   { id: 'blind14', title: 'fourteenth blind held-out corpora', source: 'blind14.json', size: HELDOUT_PRECISION_SAMPLE, target: BLIND14_TASK_SAMPLE, cleanAnywhere: true, frozen: 'blind14-blind.json' },
   { id: 'blind15', title: 'fifteenth blind held-out corpora', source: 'blind15.json', size: HELDOUT_PRECISION_SAMPLE, target: BLIND15_TASK_SAMPLE, cleanAnywhere: true, frozen: 'blind15-blind.json' },
   { id: 'blind16', title: 'sixteenth blind held-out corpora', source: 'blind16.json', size: HELDOUT_PRECISION_SAMPLE, target: BLIND16_TASK_SAMPLE, cleanAnywhere: true, frozen: 'blind16-blind.json' },
+  { id: 'blind17', title: 'seventeenth blind held-out corpora', source: 'blind17.json', size: HELDOUT_PRECISION_SAMPLE, target: BLIND17_TASK_SAMPLE, cleanAnywhere: true, frozen: 'blind17-blind.json' },
 ];
 
 /** The set a corpora.json entry belongs to: its `set`, else `heldOut: true` (the old form) → heldout, else dev. */
