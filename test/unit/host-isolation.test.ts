@@ -12,7 +12,7 @@ import { escapesTask, PathOutsideTaskError } from '../../src/core/sandbox/contai
 import type { ContainerRuntime, ExecRequest } from '../../src/core/sandbox/runtime';
 import { ContainerSession } from '../../src/core/sandbox/session';
 import type { Task } from '../../src/core/model/task';
-import { entriesFromDir, entryFromFile, tarStream } from '../../src/core/sandbox/tar';
+import { entriesFromDir, entryFromFile, tarStream, unpackTar } from '../../src/core/sandbox/tar';
 import { CappedBytes, readTarStream } from '../../src/core/sandbox/tarReader';
 import { FIXTURES, makeTask, removeTemp } from './audit-helpers';
 
@@ -52,7 +52,7 @@ void describe('host isolation: paths that leave the task', () => {
     assert.ok(escapesTask(task, path.join(task, '..')));
   });
 
-  void it('refuses a tests archive with a link out, before reading anything, and keeps inside links', () => {
+  void it('archives links as links (an outward one too, never followed) and refuses a tests folder that leads out', () => {
     const host = hostSecrets();
     const task = tmp('tw-task-');
     fs.mkdirSync(path.join(task, 'tests'));
@@ -61,7 +61,11 @@ void describe('host isolation: paths that leave the task', () => {
     const ok = entriesFromDir(path.join(task, 'tests'), 'tests', { within: task });
     assert.deepEqual(ok.map((e) => `${e.type} ${e.name}`), ['file tests/test_a.py', 'symlink tests/test_b.py']);
     fs.symlinkSync(path.join(host, 'shadow'), path.join(task, 'tests', 'shadow'));
-    assert.throws(() => entriesFromDir(path.join(task, 'tests'), 'tests', { within: task }), PathOutsideTaskError);
+    const out = entriesFromDir(path.join(task, 'tests'), 'tests', { within: task });
+    const link = out.find((e) => e.name === 'tests/shadow');
+    // The link's text goes into the archive, not the host file it reaches: nothing of the host is read.
+    assert.deepEqual(link && { type: link.type, target: link.linkTarget, source: link.source }, { type: 'symlink', target: path.join(host, 'shadow'), source: undefined });
+    assert.ok(out.every((e) => e.source === undefined || !e.source.startsWith(host)));
     // The folder itself linked out (`tests -> /etc`) is refused at the root, nothing listed.
     fs.rmSync(path.join(task, 'tests'), { recursive: true });
     fs.symlinkSync(host, path.join(task, 'tests'));
@@ -70,7 +74,7 @@ void describe('host isolation: paths that leave the task', () => {
     assert.throws(() => entryFromFile(path.join(task, 'run-tests.sh'), 'tests/run-tests.sh', task), PathOutsideTaskError);
   });
 
-  void it('refuses a build context outside the task or holding a link out', () => {
+  void it('refuses a build context outside the task, and sends a link out of the context as a link', async () => {
     const host = hostSecrets();
     const task = tmp('tw-task-');
     fs.mkdirSync(path.join(task, 'environment'));
@@ -78,7 +82,26 @@ void describe('host isolation: paths that leave the task', () => {
     assert.equal(readBuildContext(path.join(task, 'environment'), path.join(task, 'environment', 'Dockerfile'), task).files, 1);
     assert.throws(() => readBuildContext(path.dirname(task), path.join(task, 'environment', 'Dockerfile'), task), PathOutsideTaskError);
     fs.symlinkSync(host, path.join(task, 'environment', 'host'));
-    assert.throws(() => readBuildContext(path.join(task, 'environment'), path.join(task, 'environment', 'Dockerfile'), task), PathOutsideTaskError);
+    const withLink = readBuildContext(path.join(task, 'environment'), path.join(task, 'environment', 'Dockerfile'), task);
+    assert.equal(withLink.files, 2);
+    const chunks: Buffer[] = [];
+    for await (const c of withLink.tar()) chunks.push(Buffer.from(c as Uint8Array));
+    const files = unpackTar(Buffer.concat(chunks));
+    assert.deepEqual(files.map((f) => f.name), ['Dockerfile'], 'the link is in the archive as a link; no host file is');
+  });
+
+  void it('is an audit note, with the link\'s own text, on a link out deeper in the task', async () => {
+    const harbor = await makeTask('clean-harbor', {});
+    try {
+      fs.mkdirSync(path.join(harbor, 'environment', '.venv', 'bin'), { recursive: true });
+      fs.symlinkSync('/usr/bin/python3', path.join(harbor, 'environment', '.venv', 'bin', 'python'));
+      fs.symlinkSync('python', path.join(harbor, 'environment', '.venv', 'bin', 'python3'));
+      const fs2 = (await auditTask(await loadTask(harbor))).filter((f) => f.rule === 'path-outside-task');
+      assert.deepEqual(fs2.map((f) => [f.file, f.severity]), [['environment/.venv/bin/python', 'info']]);
+      assert.match(fs2[0]?.message ?? '', /points outside the task folder \(-> \/usr\/bin\/python3\)\. It is copied as a link, not followed/);
+    } finally {
+      await removeTemp(harbor);
+    }
   });
 
   void it('is an audit error on a symlinked tests folder and a symlinked TB1 solution, quiet on inside links', async () => {

@@ -309,3 +309,41 @@ void describe('loader: format detection', () => {
     assert.ok(u.problems.some((p) => p.rule === 'config-parse-error' && /no task\.yaml or task\.toml/.test(p.message)));
   });
 });
+
+void describe('loader: an instruction left as a scaffold generated it', () => {
+  const dir = fixture('harbor/csv-summary');
+  const withInstruction = (text: string): Promise<Awaited<ReturnType<typeof loadTask>>> =>
+    loadTask(dir, { overlay: new Map([[path.join(dir, 'instruction.md'), text]]) });
+  const GUIDANCE = '<!--\n  This file is the prompt handed to the agent.\n  Replace this comment with your instruction.\n  - Use absolute paths.\n-->\n';
+
+  void it('reports an instruction that is only the guidance comment and a line asking to replace the file', async () => {
+    const t = await withInstruction(`${GUIDANCE}\nReplace this file with your task instruction.\n`);
+    const p = only(t.problems, 'missing-instruction');
+    assert.equal(p.file, 'instruction.md');
+    assert.equal(p.severity, 'error');
+    assert.match(p.message, /describes no task: it holds only a template's placeholder \("Replace this file with your task instruction\."\)/);
+  });
+
+  void it('reports an instruction that is only an HTML comment, and a bare TODO', async () => {
+    assert.match(only((await withInstruction(GUIDANCE)).problems, 'missing-instruction').message, /only an HTML comment/);
+    assert.match(only((await withInstruction('TODO: write the task\n')).problems, 'missing-instruction').message, /placeholder \("TODO: write the task"\)/);
+  });
+
+  void it('keeps quiet on real instructions, short or long, even when they say "replace this file"', async () => {
+    for (const text of [
+      'Fix the failing test in /app.\n',
+      `${GUIDANCE}\nSummarise /app/data.csv into /app/summary.json with the row count under "rows".\n`,
+      'The team tried to replace this legacy writer but could only match bulk inserts. Write /app/writer.py so that every page it writes is byte-identical to the legacy one.\n',
+    ]) assert.deepEqual((await withInstruction(text)).problems.filter((p) => p.rule === 'missing-instruction'), [], text);
+  });
+
+  void it('reports a Terminal-Bench 1 task.yaml whose instruction is a placeholder', async () => {
+    const tb1 = fixture('tb1/hello-world');
+    const yaml = readFileSync(path.join(tb1, 'task.yaml'), 'utf8').replace(/^instruction: \|-\n {2}.*$/m, 'instruction: |-\n  Your task instruction goes here.');
+    const t = await loadTask(tb1, { overlay: new Map([[path.join(tb1, 'task.yaml'), yaml]]) });
+    assert.deepEqual(t.problems.map((x) => x.rule), ['missing-instruction']);
+    const p = only(t.problems, 'missing-instruction');
+    assert.equal(p.file, 'task.yaml');
+    assert.match(p.message, /the 'instruction' in task\.yaml describes no task/);
+  });
+});

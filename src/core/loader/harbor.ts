@@ -3,6 +3,7 @@ import type { Task, TaskStep } from '../model/task';
 import { ConfigReader } from './configReader';
 import type { TaskFiles } from './files';
 import { readConfig } from './parseConfig';
+import { placeholderInstruction } from './placeholderInstruction';
 import type { ProblemSink } from './problems';
 import { HARBOR_KEYS, reportUnknownKeys } from './schema';
 import { isRecord } from './sourceMap';
@@ -64,6 +65,8 @@ export async function loadHarbor(id: string, files: TaskFiles, fileList: readonl
     const lines = new LineIndex(instr.text);
     fields['instruction'] = { file: instructionFile, range: lines.rangeOf(0, instr.text.length) };
     if (instr.text.trim() === '') problems.add('missing-instruction', instructionFile, undefined, `${instructionFile} is empty`);
+    const placeholder = placeholderInstruction(instr.text);
+    if (placeholder) problems.add('missing-instruction', instructionFile, undefined, `${instructionFile} describes no task: ${placeholder}. Write the instruction the agent receives.`);
   } else if (instr && 'tooLarge' in instr) {
     problems.add('missing-instruction', instructionFile, undefined, `${instructionFile} is ${instr.tooLarge} bytes; it was not read`);
   } else {

@@ -2,6 +2,7 @@ import type { Difficulty, SolutionCommand, Task, TaskSolution } from '../model/t
 import { ConfigReader } from './configReader';
 import type { TaskFiles } from './files';
 import { parseYamlConfig, readConfig } from './parseConfig';
+import { placeholderInstruction } from './placeholderInstruction';
 import type { ProblemSink } from './problems';
 import { reportUnknownKeys, TB1_KEYS } from './schema';
 import { isRecord } from './sourceMap';
@@ -52,6 +53,9 @@ export async function loadTb1(id: string, files: TaskFiles, fileList: readonly s
       if (keyed.source) fields['instruction'] = keyed.source;
     } else if (instruction !== undefined && instruction.trim() === '') {
       problems.add('missing-instruction', CONFIG, reader.valueRange('instruction'), `the 'instruction' in ${CONFIG} is empty`);
+    } else if (instruction !== undefined) {
+      const placeholder = placeholderInstruction(instruction);
+      if (placeholder) problems.add('missing-instruction', CONFIG, reader.valueRange('instruction'), `the 'instruction' in ${CONFIG} describes no task: ${placeholder}. Write the instruction the agent receives.`);
     }
   }
 

@@ -56,8 +56,9 @@ function hashFile(h: ReturnType<typeof createHash>, file: string): void {
 }
 
 /**
- * The context as Docker would send it. With `taskDir`, the context folder, the Dockerfile and every
- * symlink in the context must stay inside the task folder (PathOutsideTaskError otherwise).
+ * The context as Docker would send it. With `taskDir`, the context folder and the Dockerfile must stay
+ * inside the task folder (PathOutsideTaskError otherwise); links in the context go as links, as Docker
+ * sends them, never followed.
  */
 export function readBuildContext(contextDir: string, dockerfileAbs: string, taskDir?: string): BuildContext {
   if (taskDir) {

@@ -15,8 +15,8 @@ function isLink(abs: string): boolean {
 
 /**
  * The paths the harness copies into a container (tests, verifier entry, solution, build context,
- * Dockerfile, compose `build.context`) and every symlink among the task's files, checked with the
- * same test the runner applies before it copies anything (src/core/sandbox/contain.ts).
+ * Dockerfile, compose `build.context`), checked with the same test the runner applies before it copies
+ * anything (src/core/sandbox/contain.ts), and, as notes, the symlinks among the task's files that point out.
  */
 function* check(ctx: AuditContext): Iterable<Report> {
   const { task } = ctx;
@@ -57,11 +57,30 @@ function* check(ctx: AuditContext): Iterable<Report> {
       if (r) yield { ...r, file: task.environment.composeFile };
     }
   }
+  // A link deeper in the task is copied as a link by Docker, the harnesses and the runner alike, never
+  // followed: it reads nothing of the host, and in the container it leads wherever its text says there.
+  // Judged false as errors on real tasks (a committed virtualenv's `bin/python -> /usr/bin/python3`):
+  // a note, with the link's own text rather than where it happens to lead on this machine.
   for (const rel of task.files) {
     const abs = path.join(task.dir, rel);
-    if (!isLink(abs)) continue;
-    const r = report(rel, 'The symlink');
-    if (r) yield r;
+    if (seen.has(abs) || !isLink(abs) || escapesTask(task.dir, abs) === undefined) continue;
+    seen.add(abs);
+    const text = linkText(abs);
+    // A link to a sibling that itself leads out (`python3 -> python`) is that sibling's finding.
+    const own = text === undefined ? undefined : path.resolve(path.dirname(abs), text);
+    if (own !== undefined && !path.relative(task.dir, own).startsWith('..') && !path.isAbsolute(path.relative(task.dir, own))) continue;
+    yield {
+      file: rel, severity: 'info',
+      message: `The symlink ${rel} points outside the task folder (${text === undefined ? 'a link' : `-> ${text}`}). It is copied as a link, not followed, so the task still builds; in the container it leads to whatever is at that path there, or nowhere. Replace it by the file it stands for if the task needs that file, or remove it.`,
+    };
+  }
+}
+
+function linkText(abs: string): string | undefined {
+  try {
+    return fs.readlinkSync(abs);
+  } catch {
+    return undefined;
   }
 }
 
