@@ -65,9 +65,11 @@ export const outputAlreadyInImage: StaticRule = {
 const TB1_BASE = /^ghcr\.io\/laude-institute\/t-bench\//;
 
 export const tb1TerminalToolsMissing: StaticRule = {
-  // info by default: Taskwright's own offline harness (and its TB1 starter and generator) runs such
-  // images fine; raise it to error in taskwright.json when the tasks go to Terminal-Bench 1 itself.
-  id: 'tb1-terminal-tools-missing', class: 'invalidity', severity: 'info',
+  // A warning: Terminal-Bench 1's session setup raises when `tmux -V` (or, recording, `asciinema
+  // --version`) fails, so a task in its format cannot run there; two blind readers labelled it so
+  // independently. Not an error: Taskwright's own offline harness runs such images, and a team may run
+  // the format elsewhere (turn it off in taskwright.json then).
+  id: 'tb1-terminal-tools-missing', class: 'invalidity', severity: 'warning',
   title: 'A Terminal-Bench 1 image lacks tmux (or asciinema while recording is on)',
   *check(ctx) {
     if (ctx.task.format !== 'tb1') return;
