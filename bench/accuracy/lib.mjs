@@ -64,6 +64,10 @@ export const BLIND16_TASK_SAMPLE = 10;
 // a task.toml or task.yaml (two Terminal-Bench 1 tasks among them); measured after the sixteenth set's fixes.
 // Every task is read.
 export const BLIND17_TASK_SAMPLE = 10;
+// The eighteenth: a seeded order (`sha256("20261207:b18:" + repo)`) of the public listing of repository names
+// containing "terminalbench" (21), one per new author; all four whose snapshot holds a task (three Terminal-Bench
+// 1 tasks); measured after the seventeenth set's fixes. Every task is read.
+export const BLIND18_TASK_SAMPLE = 10;
 
 /**
  * The corpus sets, each with its own label file (`source`, the reader's random-sample reading),
@@ -90,6 +94,7 @@ export const SETS = [
   { id: 'blind15', title: 'fifteenth blind held-out corpora', source: 'blind15.json', size: HELDOUT_PRECISION_SAMPLE, target: BLIND15_TASK_SAMPLE, cleanAnywhere: true, frozen: 'blind15-blind.json' },
   { id: 'blind16', title: 'sixteenth blind held-out corpora', source: 'blind16.json', size: HELDOUT_PRECISION_SAMPLE, target: BLIND16_TASK_SAMPLE, cleanAnywhere: true, frozen: 'blind16-blind.json' },
   { id: 'blind17', title: 'seventeenth blind held-out corpora', source: 'blind17.json', size: HELDOUT_PRECISION_SAMPLE, target: BLIND17_TASK_SAMPLE, cleanAnywhere: true, frozen: 'blind17-blind.json' },
+  { id: 'blind18', title: 'eighteenth blind held-out corpora', source: 'blind18.json', size: HELDOUT_PRECISION_SAMPLE, target: BLIND18_TASK_SAMPLE, cleanAnywhere: true, frozen: 'blind18-blind.json' },
 ];
 
 /** The set a corpora.json entry belongs to: its `set`, else `heldOut: true` (the old form) → heldout, else dev. */
