@@ -42,6 +42,16 @@ const CASES: readonly Case[] = [
   { name: '… a fallback 0 written on every path before the test run is what a failure leaves', base: 'clean-harbor', rules: ['reward-not-written-on-failure'],
     files: { 'tests/test.sh': SH('set -e\nmkdir -p /logs/verifier\necho 0 > /logs/verifier/reward.txt\npytest /tests/test_outputs.py -rA\necho 1 > /logs/verifier/reward.txt') },
     want: [] },
+  // solution-path-missing: a script run by a relative path that nothing provides
+  { name: 'solve.sh runs `python3 solution.py` in the image\'s working folder, where nothing puts it (the reference is solution.java)', base: 'clean-harbor', rules: ['solution-path-missing'],
+    files: { 'environment/Dockerfile': 'FROM eclipse-temurin:17-jdk\nWORKDIR /task\nCOPY data/ /task/data/\n', 'solution/solution.java': 'class Solution {}\n',
+      'solution/solve.sh': SH('set -e\n# solution.py is assembled by the adapter\npython3 solution.py') },
+    want: ['solution-path-missing warning 4'] },
+  { name: '… quiet when the script cds into its own folder first, writes the file, or the image ships it; and on `python3 -m`', base: 'clean-harbor', rules: ['solution-path-missing'],
+    files: { 'solution/solution.py': 'print(1)\n', 'environment/tool.py': 'print(1)\n',
+      'environment/Dockerfile': 'FROM python:3.12-slim-bookworm\nWORKDIR /app\nCOPY tool.py /app/tool.py\n',
+      'solution/solve.sh': SH('set -e\npython3 tool.py\npython3 -m solution\ncat > gen.py <<\'EOF\'\nprint(2)\nEOF\npython3 gen.py\ncd /solution\npython3 solution.py') },
+    want: [] },
 ];
 
 describeCases('audit on causes of the pooled blind misses: one fixture per cause', CASES);

@@ -2,9 +2,11 @@
  * verifier-reads-solution: the verifier uses /solution, the folder Harbor uploads only when the oracle
  * agent runs (its OracleAgent copies solution/ there): in any other agent's trial it does not exist.
  */
+import type { ShellCommand, ShellScript, ShellWord } from '../../parse/shell';
 import type { AuditContext } from '../context';
-import type { StaticRule } from '../rule';
+import type { Report, StaticRule } from '../rule';
 import { imageFills, madeByImage } from './imageLayout';
+import { resolveWord, workingDirAt } from './workingDir';
 
 /** The task folder Harbor's oracle uploads to /solution, and its files. */
 const SOLUTION_DIR = 'solution/';
@@ -67,6 +69,27 @@ export const verifierReadsSolution: StaticRule = {
 /** Commands that run or read the file named by their arguments (`python3 X`, `bash X`, `cp X dest`). */
 const RUNS_OR_READS = /^(python[\d.]*|bash|sh|node|Rscript|ruby|perl|source|\.|cat|cp|install)$/;
 
+/** Interpreters whose first operand is a script file they run (`python3 solution.py`, `bash build.sh`). */
+const RUNS_SCRIPT = /^(python[\d.]*|bash|sh|node|Rscript|ruby|perl)$/;
+/** A script file by its extension. */
+const SCRIPT_FILE = /^[\w.@+-][\w./@+-]*\.(py|sh|js|mjs|cjs|R|rb|pl)$/;
+
+/**
+ * The script file `cmd` runs when it names one by a relative path (`python3 solution.py`): the first
+ * operand, when no option before it says the program comes from elsewhere (`-m`, `-c`, `-e`).
+ */
+function relativeScript(cmd: ShellCommand): ShellWord | undefined {
+  if (!RUNS_SCRIPT.test(cmd.name)) return undefined;
+  for (const a of cmd.args) {
+    if (a.value.startsWith('-')) {
+      if (/^-([mce]|-command|-eval)$/.test(a.value)) return undefined;
+      continue;
+    }
+    return SCRIPT_FILE.test(a.value) && !a.value.startsWith('/') ? a : undefined;
+  }
+  return undefined;
+}
+
 export const solutionPathMissing: StaticRule = {
   id: 'solution-path-missing', class: 'invalidity', severity: 'warning',
   title: 'The reference solution runs one of its own files from a path where Harbor does not put it',
@@ -75,8 +98,13 @@ export const solutionPathMissing: StaticRule = {
     const script = ctx.shell(file);
     if (ctx.task.format !== 'harbor' || !file || !script || !ctx.dockerfile()) return;
     const own = new Set(solutionFolderFiles(ctx).filter((f) => f !== file).map((f) => f.slice(f.lastIndexOf('/') + 1)));
-    if (own.size === 0) return;
     const text = script.tree.text;
+    const missing = missingRelativeScript(ctx, file, script, own);
+    if (missing) {
+      yield missing;
+      return;
+    }
+    if (own.size === 0) return;
     for (const cmd of script.commands) {
       const args = cmd.args.map((a) => a.value);
       const words = RUNS_OR_READS.test(cmd.name) ? (cmd.name === 'cp' || cmd.name === 'install' ? args.slice(0, -1) : args) : [cmd.name];
@@ -94,3 +122,30 @@ export const solutionPathMissing: StaticRule = {
     }
   },
 };
+
+/**
+ * A script the solution runs by a relative path (resolved in the folder Harbor starts it in, after its
+ * `cd`s) that nothing provides: solution/ holds nothing of that name at that place, the image puts
+ * nothing there, and neither the script before it nor the Dockerfile names it (so nothing writes it).
+ * The adapter that made `python3 solution.py` for a task whose reference is `solution.java` is the case.
+ */
+function missingRelativeScript(ctx: AuditContext, file: string, script: ShellScript, own: ReadonlySet<string>): Report | undefined {
+  const dfText = ctx.text(ctx.task.environment.dockerfile) ?? '';
+  for (const cmd of script.commands) {
+    if (cmd.conditional || cmd.inFunction || cmd.inSubstitution) continue;
+    const word = relativeScript(cmd);
+    if (!word) continue;
+    const cwd = workingDirAt(ctx, script, cmd);
+    const target = cwd === undefined ? undefined : resolveWord(word.value, cwd);
+    if (target === undefined) continue;
+    const name = target.slice(target.lastIndexOf('/') + 1);
+    const inSolution = target.startsWith('/solution/') && ctx.fileSet.has(`solution/${target.slice('/solution/'.length)}`);
+    // The script before it, without its comment lines: a comment that names the file writes nothing.
+    const before = script.tree.text.slice(0, cmd.start).split('\n').filter((l) => !/^\s*#/.test(l)).join('\n');
+    if (inSolution || madeByImage(ctx, target) || dfText.includes(name) || before.includes(name)) continue;
+    const there = own.has(name) ? `; solution/ holds ${name}, which Harbor uploads to /solution/${name}` : '';
+    return { file, range: ctx.range(file, cmd.start, cmd.end),
+      message: `The solution runs ${word.value}, which resolves to ${target}, and nothing puts a file there: not the image, not solution/ (uploaded to /solution), not this script before it${there}. The oracle fails before it solves anything. Run the reference from where it is (/solution/…), or write the file first.` };
+  }
+  return undefined;
+}
