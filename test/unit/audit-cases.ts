@@ -341,6 +341,11 @@ export const CASES: readonly RuleCase[] = [
     good: { 'solution/solve.py': 'print("totals")\n', 'solution/solve.sh': '#!/bin/bash\nset -e\npython3 /solution/solve.py\n' },
   },
   {
+    rule: 'tb1-compose-missing', base: 'clean-tb1',
+    bad: { 'docker-compose.yaml': null, 'dockercompose.yaml': 'services:\n  client:\n    build:\n      dockerfile: Dockerfile\n' },
+    good: {},
+  },
+  {
     rule: 'input-path-mismatch', base: 'clean-harbor',
     bad: { 'solution/solve.sh': '#!/bin/bash\nset -e\npython3 - <<\'PY\'\nimport csv, json\nrows = list(csv.DictReader(open("/app/orders.csv")))\njson.dump({"n": len(rows)}, open("/app/totals.json", "w"))\nPY\n', 'tests/test_outputs.py': 'import csv\nimport json\n\n\ndef test_count():\n    rows = list(csv.DictReader(open("/app/orders.csv")))\n    assert json.load(open("/app/totals.json"))["n"] == len(rows)\n' },
     good: { 'solution/solve.sh': '#!/bin/bash\nset -e\npython3 - <<\'PY\'\nimport csv, json\nrows = list(csv.DictReader(open("/app/data/orders.csv")))\njson.dump({"n": len(rows)}, open("/app/totals.json", "w"))\nPY\n', 'tests/test_outputs.py': 'import csv\nimport json\n\n\ndef test_count():\n    rows = list(csv.DictReader(open("/app/data/orders.csv")))\n    assert json.load(open("/app/totals.json"))["n"] == len(rows)\n' },

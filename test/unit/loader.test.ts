@@ -337,6 +337,15 @@ void describe('loader: an instruction left as a scaffold generated it', () => {
     ]) assert.deepEqual((await withInstruction(text)).problems.filter((p) => p.rule === 'missing-instruction'), [], text);
   });
 
+  void it('points a Terminal-Bench 1 task.yaml without `instruction` at the key its prompt sits under', async () => {
+    const tb1 = fixture('tb1/hello-world');
+    const yaml = readFileSync(path.join(tb1, 'task.yaml'), 'utf8').replace(/^instruction: \|-$/m, 'id: hello\ndescription: |-');
+    const t = await loadTask(tb1, { overlay: new Map([[path.join(tb1, 'task.yaml'), yaml]]) });
+    const p = only(t.problems, 'missing-instruction');
+    assert.deepEqual(p.range, range(1, 0, 1, 11));
+    assert.match(p.message, /its 'description' reads like one, but Terminal-Bench 1 reads only 'instruction': rename the key/);
+  });
+
   void it('reports a Terminal-Bench 1 task.yaml whose instruction is a placeholder', async () => {
     const tb1 = fixture('tb1/hello-world');
     const yaml = readFileSync(path.join(tb1, 'task.yaml'), 'utf8').replace(/^instruction: \|-\n {2}.*$/m, 'instruction: |-\n  Your task instruction goes here.');

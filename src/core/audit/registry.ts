@@ -13,7 +13,7 @@ import * as image from './rules/imageState';
 import { placeholderSolutionRule } from './rules/dataFiles';
 import { testPathDisagrees } from './rules/pathAgreement';
 import { selfReportedResult } from './rules/selfReport';
-import { harborComposeWithoutMain, tb1ComposeWithoutHarnessName } from './rules/tb1Compose';
+import { harborComposeWithoutMain, tb1ComposeMissing, tb1ComposeWithoutHarnessName } from './rules/tb1Compose';
 import { verifierImportsAgentModule } from './rules/agentModules';
 import { unseededTrainingThreshold } from './rules/unseededTraining';
 import { testImportsOutsideEnv } from './rules/uvxImports';
@@ -88,6 +88,7 @@ export const STATIC_RULES: readonly StaticRule[] = [
   image.outputAlreadyInImage,
   image.tb1TerminalToolsMissing,
   tb1ComposeWithoutHarnessName,
+  tb1ComposeMissing,
   image.secretInImage,
   py.assertionFreeTest,
   py.trivialAssertion,

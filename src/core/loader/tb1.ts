@@ -17,6 +17,9 @@ export const TB1_DEFAULTS = {
   buildTimeoutSec: 600,
 } as const;
 
+/** Top-level keys authors put the prompt under when they miss `instruction`. */
+const PROMPT_LIKE_KEYS = ['description', 'prompt', 'task', 'instructions', 'task_description', 'problem_statement', 'problem'];
+
 export const DIFFICULTIES: readonly Difficulty[] = ['easy', 'medium', 'hard', 'unknown'];
 
 const CONFIG = 'task.yaml';
@@ -41,8 +44,12 @@ export async function loadTb1(id: string, files: TaskFiles, fileList: readonly s
       instruction = fromDescriptions.text;
       if (fromDescriptions.source) fields['instruction'] = fromDescriptions.source;
     } else {
-      problems.add('missing-instruction', CONFIG, rawInstruction === null ? reader.keyRange('instruction') : undefined,
-        `${CONFIG} has no 'instruction' (the prompt the agent receives)`);
+      // The prompt written under a key Terminal-Bench 1 does not read (`description:`): point there.
+      const astray = rawInstruction === null ? undefined : PROMPT_LIKE_KEYS.find((k) => typeof reader.raw(k) === 'string' && (reader.raw(k) as string).trim() !== '');
+      problems.add('missing-instruction', CONFIG, rawInstruction === null ? reader.keyRange('instruction') : astray !== undefined ? reader.keyRange(astray) : undefined,
+        astray !== undefined
+          ? `${CONFIG} has no 'instruction' (the prompt the agent receives); its '${astray}' reads like one, but Terminal-Bench 1 reads only 'instruction': rename the key`
+          : `${CONFIG} has no 'instruction' (the prompt the agent receives)`);
     }
   } else {
     instruction = reader.string('instruction');

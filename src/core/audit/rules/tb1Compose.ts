@@ -75,3 +75,29 @@ export const harborComposeWithoutMain: StaticRule = {
     };
   },
 };
+
+/** A root file named like a compose file (`docker-compose.yml`, `dockercompose.yaml`, `compose.yaml`). */
+const COMPOSE_LIKE = /^(docker[-_]?compose|compose)\.ya?ml$/i;
+
+/**
+ * Terminal-Bench 1 starts every trial with `docker compose -f <task>/docker-compose.yaml` (that exact
+ * name; `.yml` is not read): a task without it cannot be started by the harness it is written for.
+ * Taskwright's own runner builds a lone Dockerfile, so the task may still run here. A task with no
+ * environment at all is missing-environment's.
+ */
+export const tb1ComposeMissing: StaticRule = {
+  id: 'tb1-compose-missing', class: 'invalidity', severity: 'warning',
+  title: 'A Terminal-Bench 1 task has no docker-compose.yaml, the file its harness starts it from',
+  *check(ctx) {
+    if (ctx.task.format !== 'tb1' || ctx.fileSet.has('docker-compose.yaml')) return;
+    const env = ctx.task.environment;
+    if (env.dockerfile === undefined && env.composeFile === undefined) return;
+    const lookalike = ctx.task.files.find((f) => !f.includes('/') && COMPOSE_LIKE.test(f));
+    yield {
+      file: lookalike ?? ctx.task.configFile,
+      message: lookalike
+        ? `Terminal-Bench 1 starts the task from docker-compose.yaml next to task.yaml and reads no other name: ${lookalike} is never used, so the harness cannot start a trial. Rename it docker-compose.yaml.`
+        : `There is no docker-compose.yaml next to task.yaml: Terminal-Bench 1 starts every trial from that file (building the Dockerfile through it), so the harness cannot start the task. Add the Terminal-Bench 1 compose file (client service with the harness's image and container names).`,
+    };
+  },
+};
