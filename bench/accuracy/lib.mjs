@@ -68,6 +68,10 @@ export const BLIND17_TASK_SAMPLE = 10;
 // containing "terminalbench" (21), one per new author; all four whose snapshot holds a task (three Terminal-Bench
 // 1 tasks); measured after the seventeenth set's fixes. Every task is read.
 export const BLIND18_TASK_SAMPLE = 10;
+// The nineteenth: the seventeenth set's order continued, the next six whose snapshot holds a task (all of them
+// candidates' versions of one assessment's log-report task); measured after the eighteenth set's fixes. Every
+// task is read.
+export const BLIND19_TASK_SAMPLE = 10;
 
 /**
  * The corpus sets, each with its own label file (`source`, the reader's random-sample reading),
@@ -95,6 +99,7 @@ export const SETS = [
   { id: 'blind16', title: 'sixteenth blind held-out corpora', source: 'blind16.json', size: HELDOUT_PRECISION_SAMPLE, target: BLIND16_TASK_SAMPLE, cleanAnywhere: true, frozen: 'blind16-blind.json' },
   { id: 'blind17', title: 'seventeenth blind held-out corpora', source: 'blind17.json', size: HELDOUT_PRECISION_SAMPLE, target: BLIND17_TASK_SAMPLE, cleanAnywhere: true, frozen: 'blind17-blind.json' },
   { id: 'blind18', title: 'eighteenth blind held-out corpora', source: 'blind18.json', size: HELDOUT_PRECISION_SAMPLE, target: BLIND18_TASK_SAMPLE, cleanAnywhere: true, frozen: 'blind18-blind.json' },
+  { id: 'blind19', title: 'nineteenth blind held-out corpora', source: 'blind19.json', size: HELDOUT_PRECISION_SAMPLE, target: BLIND19_TASK_SAMPLE, cleanAnywhere: true, frozen: 'blind19-blind.json' },
 ];
 
 /** The set a corpora.json entry belongs to: its `set`, else `heldOut: true` (the old form) → heldout, else dev. */
