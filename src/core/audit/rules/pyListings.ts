@@ -149,10 +149,13 @@ export const nonInvokingTest: StaticRule = {
 /** An answer-like word starting a name part (`expected_out.txt`, `golden/`, but not `preferences.js`). */
 const EXPECTED_NAME = /(^|[^a-z])(expected|golden|ground[_-]?truth|g?truth|answers?|reference)[^/]*$/i;
 
-// A note, not a warning: on the blind readings its warnings were true 5 in 7 (four sets), with a new false cause on the eighth — below 0.75
-// on at least 6 judged findings from at least 3 sets, after its causes found earlier were fixed.
+// A warning again (a note from the eighth blind set to the eighteenth): its two false blind causes are
+// fixed (other tests pin the shipped values: a note; the verifier regenerates the inputs before grading:
+// not reported), and readers of later sets labelled the pattern a defect 19 times where it was a note.
+// Recomputed expectations from inputs the image does not ship (files the agent's own run may produce)
+// stay notes.
 export const expectedFromAgentWritablePath: StaticRule = {
-  id: 'expected-from-agent-writable-path', class: 'misalignment', severity: 'info',
+  id: 'expected-from-agent-writable-path', class: 'misalignment', severity: 'warning',
   title: 'The expected value is read from a file the agent can overwrite',
   *check(ctx) {
     const reported = new Set<string>();

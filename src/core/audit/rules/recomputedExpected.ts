@@ -75,9 +75,25 @@ function solutionWrites(ctx: AuditContext, p: string): boolean {
   return sol.split('\n').some((l) => l.includes(base) && /(>|\btee\b|\bcp\b|\bmv\b|['"][wa]b?['"]|write|dump|save|to_csv|to_json|to_parquet|touch)/.test(l));
 }
 
+/** A line that writes a file: an open mode, a pandas/json save, a Path write. */
+const WRITE_LINE = /['"](w|wb|a|x|w\+)['"]|write_text|write_bytes|to_csv|to_json|to_parquet|json\.dump\(|np\.save/;
+
+/**
+ * A program of the tests folder that a verifier script runs writes a file of that name: the verifier
+ * makes the inputs afresh before grading (`python $TEST_DIR/generate_data.py` "to prevent cheating"),
+ * so whatever the agent left there is overwritten.
+ */
+function regeneratedByVerifier(ctx: AuditContext, p: string): boolean {
+  const base = p.split('/').pop() ?? p;
+  const run = ctx.verifierScripts.map((f) => ctx.text(f) ?? '').join('\n');
+  return ctx.task.files.some((f) => f.startsWith(`${ctx.testsDir}/`) && /\.(py|sh)$/.test(f) && !ctx.verifierScripts.includes(f)
+    && run.includes(f.slice(f.lastIndexOf('/') + 1))
+    && (ctx.text(f) ?? '').split('\n').some((l) => l.includes(base) && (WRITE_LINE.test(l) || new RegExp(`>\\s*['"]?\\S*${escapeRegExp(base)}`).test(l))));
+}
+
 /** The path is data in the agent's reach that the task supplies: made by the image or handed over as input. */
 function isInput(ctx: AuditContext, p: string, testText: string, lines: readonly string[]): boolean {
-  if (!DATA.test(p) || !ctx.isAgentWritable(p) || ctx.isReadOnlyMount(p) || solutionWrites(ctx, p)) return false;
+  if (!DATA.test(p) || !ctx.isAgentWritable(p) || ctx.isReadOnlyMount(p) || solutionWrites(ctx, p) || regeneratedByVerifier(ctx, p)) return false;
   // Folders named for what a program produces hold the agent's output or state, not the task's input.
   if (PRODUCED_DIR.test(p.slice(0, p.lastIndexOf('/') + 1))) return false;
   // Handed to a program the test runs (`run_decoder(idx, "/tmp/out.json")`): that program writes it.
@@ -175,8 +191,11 @@ export function* recomputedExpected(ctx: AuditContext, skipFiles: ReadonlySet<st
       };
       continue;
     }
+    // A warning when the image ships an input (it is there before the agent starts, the task's own
+    // data); inputs only the instruction hands over may be files the agent's own run produces: a note.
+    const shipped = list.some((p) => madeByImage(ctx, p));
     yield {
-      file: tf.file, range,
+      file: tf.file, range, ...(shipped ? {} : { severity: 'info' as const }),
       message: `${best.test} recomputes its expected value from ${shown}, inputs the agent can rewrite (root where it works), and compares it with ${best.output}: replacing the inputs with a trivial case and writing the matching output passes. Ship a copy of the inputs under tests/ (or check their checksum) and recompute from that.`,
     };
   }
