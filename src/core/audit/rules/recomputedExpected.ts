@@ -12,6 +12,7 @@ import { descendants, type SyntaxTree } from '../../parse/syntax';
 import { escapeRegExp } from '../../parse/regex';
 import type { AuditContext } from '../context';
 import type { Report } from '../rule';
+import { writes } from './fileWrites';
 import { madeByImage } from './imageLayout';
 import { calledHelpers, fileReads, type FileRead } from './pyPaths';
 import { assertExpr, assertingHelpers, asserts, tests } from './pyTestFiles';
@@ -75,9 +76,6 @@ function solutionWrites(ctx: AuditContext, p: string): boolean {
   return sol.split('\n').some((l) => l.includes(base) && /(>|\btee\b|\bcp\b|\bmv\b|['"][wa]b?['"]|write|dump|save|to_csv|to_json|to_parquet|touch)/.test(l));
 }
 
-/** A line that writes a file: an open mode, a pandas/json save, a Path write. */
-const WRITE_LINE = /['"](w|wb|a|x|w\+)['"]|write_text|write_bytes|to_csv|to_json|to_parquet|json\.dump\(|np\.save/;
-
 /**
  * A program of the tests folder that a verifier script runs writes a file of that name: the verifier
  * makes the inputs afresh before grading (`python $TEST_DIR/generate_data.py` "to prevent cheating"),
@@ -87,8 +85,7 @@ function regeneratedByVerifier(ctx: AuditContext, p: string): boolean {
   const base = p.split('/').pop() ?? p;
   const run = ctx.verifierScripts.map((f) => ctx.text(f) ?? '').join('\n');
   return ctx.task.files.some((f) => f.startsWith(`${ctx.testsDir}/`) && /\.(py|sh)$/.test(f) && !ctx.verifierScripts.includes(f)
-    && run.includes(f.slice(f.lastIndexOf('/') + 1))
-    && (ctx.text(f) ?? '').split('\n').some((l) => l.includes(base) && (WRITE_LINE.test(l) || new RegExp(`>\\s*['"]?\\S*${escapeRegExp(base)}`).test(l))));
+    && run.includes(f.slice(f.lastIndexOf('/') + 1)) && writes(ctx.text(f) ?? '', base));
 }
 
 /** The path is data in the agent's reach that the task supplies: made by the image or handed over as input. */
