@@ -34,10 +34,10 @@ const CASES: readonly Case[] = [
   // expected-from-agent-writable-path: pinned values from the shipped inputs close the trivial-input hole
   { name: 'a recomputed check beside a test pinning a route the shipped inputs hold is a note', base: 'clean-harbor', rules: ['expected-from-agent-writable-path'],
     files: ROUTES_FILES(ROUTES_TEST(PROFILE_PIN)), want: ['expected-from-agent-writable-path info 6'] },
-  { name: 'the same recomputed check with nothing pinned is a warning (the output named on the line that names an input of its folder is still output)', base: 'clean-harbor', rules: ['expected-from-agent-writable-path'],
-    files: ROUTES_FILES(ROUTES_TEST('')), want: ['expected-from-agent-writable-path warning 6'] },
+  { name: 'the same recomputed check with nothing pinned is reported too (a note, like the whole rule; the output named on the line that names an input of its folder is still output)', base: 'clean-harbor', rules: ['expected-from-agent-writable-path'],
+    files: ROUTES_FILES(ROUTES_TEST('')), want: ['expected-from-agent-writable-path info 6'] },
   { name: 'a pinned format string that no input holds does not anchor the check', base: 'clean-harbor', rules: ['expected-from-agent-writable-path'],
-    files: ROUTES_FILES(ROUTES_TEST('\n\ndef test_policy_header():\n    assert "package policies" in Path("/app/policies.rego").read_text()\n')), want: ['expected-from-agent-writable-path warning 6'] },
+    files: ROUTES_FILES(ROUTES_TEST('\n\ndef test_policy_header():\n    assert "package policies" in Path("/app/policies.rego").read_text()\n')), want: ['expected-from-agent-writable-path info 6'] },
   // Found while checking these fixes on every corpus: outputs the instruction names in other words.
   { name: 'a file the instruction says to save (a sentence led by "Save", the verb before an "and") is output, not input', base: 'clean-harbor', rules: ['expected-from-agent-writable-path'],
     files: { ...ROUTES_FILES(ROUTES_TEST('')), 'environment/Dockerfile': 'FROM python:3.12-slim-bookworm\n\nRUN pip install --no-cache-dir pytest==8.3.3\n\nWORKDIR /app\nCOPY data/ /app/data/\n', 'instruction.md': 'Collect the service routes.\n\nSave your corrected and complete metadata as a JSON file at `/app/route_metadata.json`, then write `/app/route_policies.json`.\n' }, want: [] },

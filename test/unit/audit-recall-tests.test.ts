@@ -52,14 +52,14 @@ void describe('expected-from-agent-writable-path: expected values recomputed fro
   void it('reports a test that recomputes the answer from the image\'s copy of the input beside the agent', async () => {
     const got = await findings('clean-harbor', { 'tests/test_outputs.py': RC_TEST }, rule, true);
     assert.equal(got.length, 1);
-    assert.match(got[0] ?? '', /^expected-from-agent-writable-path warning tests\/test_outputs\.py:11 test_totals_match recomputes its expected value from \/app\/data\/orders\.csv, .* compares it with \/app\/totals\.json/);
+    assert.match(got[0] ?? '', /^expected-from-agent-writable-path info tests\/test_outputs\.py:11 test_totals_match recomputes its expected value from \/app\/data\/orders\.csv, .* compares it with \/app\/totals\.json/);
   });
   void it('leaves inputs the verifier makes afresh before grading (a tests-folder generator it runs)', async () => {
     const gen = 'import pandas as pd\n\npd.DataFrame({"id": [1], "region": ["north"], "amount": [2.5]}).to_csv("/app/data/orders.csv", index=False)\n';
     const sh = '#!/bin/bash\nmkdir -p /logs/verifier\npython3 /tests/generate_orders.py\npytest --noconftest -c /dev/null /tests/test_outputs.py -rA && echo 1 > /logs/verifier/reward.txt || echo 0 > /logs/verifier/reward.txt\n';
     assert.deepEqual(await findings('clean-harbor', { 'tests/test_outputs.py': RC_TEST, 'tests/generate_orders.py': gen, 'tests/test.sh': sh }, rule), []);
     // …but a generator the verifier never runs changes nothing.
-    assert.deepEqual(await findings('clean-harbor', { 'tests/test_outputs.py': RC_TEST, 'tests/generate_orders.py': gen }, rule), ['expected-from-agent-writable-path warning tests/test_outputs.py:11']);
+    assert.deepEqual(await findings('clean-harbor', { 'tests/test_outputs.py': RC_TEST, 'tests/generate_orders.py': gen }, rule), ['expected-from-agent-writable-path info tests/test_outputs.py:11']);
   });
   void it('reports inputs the instruction lists when no Dockerfile line names them', async () => {
     const instruction = '# Totals\n\n## Inputs\n\n- `/app/data/orders.csv`\n\n## Output\n\n- `/app/totals.json`: the total `amount` per region.\n';

@@ -149,13 +149,12 @@ export const nonInvokingTest: StaticRule = {
 /** An answer-like word starting a name part (`expected_out.txt`, `golden/`, but not `preferences.js`). */
 const EXPECTED_NAME = /(^|[^a-z])(expected|golden|ground[_-]?truth|g?truth|answers?|reference)[^/]*$/i;
 
-// A warning again (a note from the eighth blind set to the eighteenth): its two false blind causes are
-// fixed (other tests pin the shipped values: a note; the verifier regenerates the inputs before grading:
-// not reported), and readers of later sets labelled the pattern a defect 19 times where it was a note.
-// Recomputed expectations from inputs the image does not ship (files the agent's own run may produce)
-// stay notes.
+// A note, not a warning: on the blind readings its warnings were true 5 in 7 (four sets). Made a warning
+// again where the image ships the input once both false causes were fixed, it read 9 in 13 on the next
+// judged sample (four new false causes in a generated dataset and a tamper check judges and readers
+// disagree on), so it stays a note.
 export const expectedFromAgentWritablePath: StaticRule = {
-  id: 'expected-from-agent-writable-path', class: 'misalignment', severity: 'warning',
+  id: 'expected-from-agent-writable-path', class: 'misalignment', severity: 'info',
   title: 'The expected value is read from a file the agent can overwrite',
   *check(ctx) {
     const reported = new Set<string>();

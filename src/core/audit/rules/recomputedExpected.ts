@@ -188,11 +188,8 @@ export function* recomputedExpected(ctx: AuditContext, skipFiles: ReadonlySet<st
       };
       continue;
     }
-    // A warning when the image ships an input (it is there before the agent starts, the task's own
-    // data); inputs only the instruction hands over may be files the agent's own run produces: a note.
-    const shipped = list.some((p) => madeByImage(ctx, p));
     yield {
-      file: tf.file, range, ...(shipped ? {} : { severity: 'info' as const }),
+      file: tf.file, range,
       message: `${best.test} recomputes its expected value from ${shown}, inputs the agent can rewrite (root where it works), and compares it with ${best.output}: replacing the inputs with a trivial case and writing the matching output passes. Ship a copy of the inputs under tests/ (or check their checksum) and recompute from that.`,
     };
   }
