@@ -72,6 +72,9 @@ export const BLIND18_TASK_SAMPLE = 10;
 // candidates' versions of one assessment's log-report task); measured after the eighteenth set's fixes. Every
 // task is read.
 export const BLIND19_TASK_SAMPLE = 10;
+// The twentieth: the same order continued, the next six whose snapshot holds a task (again one assessment's
+// task as different candidates wrote it); measured after the nineteenth set's fixes. Every task is read.
+export const BLIND20_TASK_SAMPLE = 10;
 
 /**
  * The corpus sets, each with its own label file (`source`, the reader's random-sample reading),
@@ -100,6 +103,7 @@ export const SETS = [
   { id: 'blind17', title: 'seventeenth blind held-out corpora', source: 'blind17.json', size: HELDOUT_PRECISION_SAMPLE, target: BLIND17_TASK_SAMPLE, cleanAnywhere: true, frozen: 'blind17-blind.json' },
   { id: 'blind18', title: 'eighteenth blind held-out corpora', source: 'blind18.json', size: HELDOUT_PRECISION_SAMPLE, target: BLIND18_TASK_SAMPLE, cleanAnywhere: true, frozen: 'blind18-blind.json' },
   { id: 'blind19', title: 'nineteenth blind held-out corpora', source: 'blind19.json', size: HELDOUT_PRECISION_SAMPLE, target: BLIND19_TASK_SAMPLE, cleanAnywhere: true, frozen: 'blind19-blind.json' },
+  { id: 'blind20', title: 'twentieth blind held-out corpora', source: 'blind20.json', size: HELDOUT_PRECISION_SAMPLE, target: BLIND20_TASK_SAMPLE, cleanAnywhere: true, frozen: 'blind20-blind.json' },
 ];
 
 /** The set a corpora.json entry belongs to: its `set`, else `heldOut: true` (the old form) → heldout, else dev. */

@@ -216,11 +216,12 @@ void describe('bench/accuracy corpus sets', () => {
     assert.equal(corpora.filter((c) => setOf(c) === 'blind17').length, 5);
     assert.equal(corpora.filter((c) => setOf(c) === 'blind18').length, 4);
     assert.equal(corpora.filter((c) => setOf(c) === 'blind19').length, 6);
+    assert.equal(corpora.filter((c) => setOf(c) === 'blind20').length, 6);
     // The first blind measurement stays where ACCURACY.md links it.
     assert.ok(fs.existsSync(path.join(ROOT, 'bench/accuracy', SETS.find((s) => s.id === 'heldout')?.frozen ?? '')));
   });
 
-  for (const [id, prev, constant] of [['blind3', 'blind2', 'BLIND3_TASK_SAMPLE'], ['blind4', 'blind3', 'BLIND4_TASK_SAMPLE'], ['blind5', 'blind4', 'BLIND5_TASK_SAMPLE'], ['blind6', 'blind5', 'BLIND6_TASK_SAMPLE'], ['blind7', 'blind6', 'BLIND7_TASK_SAMPLE'], ['blind8', 'blind7', 'BLIND8_TASK_SAMPLE'], ['blind9', 'blind8', 'BLIND9_TASK_SAMPLE'], ['blind10', 'blind9', 'BLIND10_TASK_SAMPLE'], ['blind11', 'blind10', 'BLIND11_TASK_SAMPLE'], ['blind12', 'blind11', 'BLIND12_TASK_SAMPLE'], ['blind13', 'blind12', 'BLIND13_TASK_SAMPLE'], ['blind14', 'blind13', 'BLIND14_TASK_SAMPLE'], ['blind15', 'blind14', 'BLIND15_TASK_SAMPLE'], ['blind16', 'blind15', 'BLIND16_TASK_SAMPLE'], ['blind17', 'blind16', 'BLIND17_TASK_SAMPLE'], ['blind18', 'blind17', 'BLIND18_TASK_SAMPLE'], ['blind19', 'blind18', 'BLIND19_TASK_SAMPLE']] as const) {
+  for (const [id, prev, constant] of [['blind3', 'blind2', 'BLIND3_TASK_SAMPLE'], ['blind4', 'blind3', 'BLIND4_TASK_SAMPLE'], ['blind5', 'blind4', 'BLIND5_TASK_SAMPLE'], ['blind6', 'blind5', 'BLIND6_TASK_SAMPLE'], ['blind7', 'blind6', 'BLIND7_TASK_SAMPLE'], ['blind8', 'blind7', 'BLIND8_TASK_SAMPLE'], ['blind9', 'blind8', 'BLIND9_TASK_SAMPLE'], ['blind10', 'blind9', 'BLIND10_TASK_SAMPLE'], ['blind11', 'blind10', 'BLIND11_TASK_SAMPLE'], ['blind12', 'blind11', 'BLIND12_TASK_SAMPLE'], ['blind13', 'blind12', 'BLIND13_TASK_SAMPLE'], ['blind14', 'blind13', 'BLIND14_TASK_SAMPLE'], ['blind15', 'blind14', 'BLIND15_TASK_SAMPLE'], ['blind16', 'blind15', 'BLIND16_TASK_SAMPLE'], ['blind17', 'blind16', 'BLIND17_TASK_SAMPLE'], ['blind18', 'blind17', 'BLIND18_TASK_SAMPLE'], ['blind19', 'blind18', 'BLIND19_TASK_SAMPLE'], ['blind20', 'blind19', 'BLIND20_TASK_SAMPLE']] as const) {
     void it(`${id} is read like ${prev}: 10 per stratum, ceil(10 × share) tasks, its own label and frozen file`, async () => {
       const m = await import(path.join(ROOT, 'bench/accuracy/lib.mjs')) as { SETS: (SetDef & { size: number; target: number; cleanAnywhere: boolean })[]; HELDOUT_PRECISION_SAMPLE: number } & Record<typeof constant, number>;
       const set = m.SETS.find((s) => s.id === id);
@@ -263,7 +264,7 @@ void describe('bench/accuracy corpus sets', () => {
     assert.equal(twice, once.replace('v1', 'v2'));
     assert.equal(report.withBlindSection('# A\n', 'x', ['s']), '# A\n\n<!-- blind:x:begin -->\ns\n<!-- blind:x:end -->\n');
   });
-  for (const [id, heading] of [['blind2', 'Second held-out'], ['blind3', 'Third held-out'], ['blind4', 'Fourth held-out'], ['blind5', 'Fifth held-out'], ['blind6', 'Sixth held-out'], ['blind7', 'Seventh held-out'], ['blind8', 'Eighth held-out'], ['blind9', 'Ninth held-out'], ['blind10', 'Tenth held-out'], ['blind11', 'Eleventh held-out'], ['blind12', 'Twelfth held-out'], ['blind13', 'Thirteenth held-out'], ['blind14', 'Fourteenth held-out'], ['blind15', 'Fifteenth held-out'], ['blind16', 'Sixteenth held-out'], ['blind17', 'Seventeenth held-out'], ['blind18', 'Eighteenth held-out'], ['blind19', 'Nineteenth held-out']] as const) {
+  for (const [id, heading] of [['blind2', 'Second held-out'], ['blind3', 'Third held-out'], ['blind4', 'Fourth held-out'], ['blind5', 'Fifth held-out'], ['blind6', 'Sixth held-out'], ['blind7', 'Seventh held-out'], ['blind8', 'Eighth held-out'], ['blind9', 'Ninth held-out'], ['blind10', 'Tenth held-out'], ['blind11', 'Eleventh held-out'], ['blind12', 'Twelfth held-out'], ['blind13', 'Thirteenth held-out'], ['blind14', 'Fourteenth held-out'], ['blind15', 'Fifteenth held-out'], ['blind16', 'Sixteenth held-out'], ['blind17', 'Seventeenth held-out'], ['blind18', 'Eighteenth held-out'], ['blind19', 'Nineteenth held-out'], ['blind20', 'Twentieth held-out']] as const) {
     void it(`freezes ${id} once: its file and its ACCURACY.md section, then refuses to overwrite`, async () => {
       const report = await import(path.join(ROOT, 'bench/accuracy/report.mjs')) as {
         writeBlind: (s: object, root: string, notes?: string[]) => void;
