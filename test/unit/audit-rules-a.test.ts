@@ -80,7 +80,7 @@ void describe('output-already-in-image', () => {
 void describe('tb1-terminal-tools-missing', () => {
   const rule = ['tb1-terminal-tools-missing'];
   void it('fires on a stock image without tmux and asciinema', async () => {
-    assert.deepEqual(await findings('clean-tb1', { Dockerfile: 'FROM python:3.12-slim-bookworm\nWORKDIR /app\nCOPY words.txt /app/words.txt\n' }, rule), ['tb1-terminal-tools-missing warning Dockerfile:1']);
+    assert.deepEqual(await findings('clean-tb1', { Dockerfile: 'FROM python:3.12-slim-bookworm\nWORKDIR /app\nCOPY words.txt /app/words.txt\n' }, rule), ['tb1-terminal-tools-missing info Dockerfile:1']);
   });
   void it('asks only for tmux when recording is disabled, and nothing once tmux is installed', async () => {
     const yaml = 'instruction: Count the words in /app/words.txt into /app/counts.txt.\ndisable_asciinema: true\n';

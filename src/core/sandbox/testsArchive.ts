@@ -11,7 +11,8 @@ import { entriesFromDir, entryFromFile, tarStream, type TarEntry } from './tar';
 export function testsArchive(task: Task, testsTarget: string, dirs: readonly string[], extra: readonly (readonly [string, string])[]): Readable {
   const target = testsTarget.replace(/^\/+/, '');
   const entries: TarEntry[] = dirs.map((d) => ({ name: d.replace(/^\/+/, ''), mode: 0o755, type: 'dir' as const }));
-  // Every path is checked before anything is sent: a link out of the task refuses the whole archive.
+  // Every folder and file named is checked before anything is sent: one that leads out of the task
+  // refuses the whole archive; links inside the tests folder go as links, never followed.
   entries.push(...testsEntries(task, target, task.dir));
   for (const [rel, name] of extra) {
     const abs = path.resolve(task.dir, rel);
@@ -28,7 +29,7 @@ export function testsArchive(task: Task, testsTarget: string, dirs: readonly str
 /**
  * The tests folder's entries under `target`, layer by layer (a multi-step task's task-level tests/
  * first, the step's own over it): a later layer's file replaces an earlier one of the same name.
- * `within`: refuse links that leave the task.
+ * `within`: refuse a tests folder that leads out of the task (links inside it go as links).
  */
 export function testsEntries(task: Task, target: string, within?: string): TarEntry[] {
   const byName = new Map<string, TarEntry>();
