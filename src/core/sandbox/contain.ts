@@ -16,9 +16,19 @@ export class PathOutsideTaskError extends Error {
   }
 }
 
-function within(root: string, p: string): boolean {
+/** `p` is `root` or lies below it, by the paths as written (no link is followed). */
+export function within(root: string, p: string): boolean {
   const r = path.relative(root, p);
   return r === '' || (r !== '..' && !r.startsWith(`..${path.sep}`) && !path.isAbsolute(r));
+}
+
+/** Whether `p` is a symbolic link itself (false when it does not exist). */
+export function isLink(p: string): boolean {
+  try {
+    return fs.lstatSync(p).isSymbolicLink();
+  } catch {
+    return false;
+  }
 }
 
 const realRoots = new Map<string, string>();

@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
 import { testsLayers, type Task } from '../model/task';
+import { isLink } from './contain';
 import { entriesFromDir, entryFromFile, tarStream, type TarEntry } from './tar';
 
 /**
@@ -45,14 +46,6 @@ export function testsEntries(task: Task, target: string, within?: string): TarEn
     }
   }
   return [...byName.values()];
-}
-
-function isLink(p: string): boolean {
-  try {
-    return fs.lstatSync(p).isSymbolicLink();
-  } catch {
-    return false;
-  }
 }
 
 const TB1_DEFAULT_RUN_TESTS = '#!/bin/bash\n# taskwright: the task has no run-tests.sh; run its tests as TB1 does by default\npython3 -m pytest "$TEST_DIR" -rA\n';

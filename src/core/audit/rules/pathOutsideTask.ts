@@ -1,17 +1,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { composeVars, readComposeMain } from '../../sandbox/compose';
-import { escapesTask, PATH_OUTSIDE_TASK } from '../../sandbox/contain';
+import { escapesTask, isLink, PATH_OUTSIDE_TASK, within } from '../../sandbox/contain';
 import type { AuditContext } from '../context';
 import type { Report, StaticRule } from '../rule';
-
-function isLink(abs: string): boolean {
-  try {
-    return fs.lstatSync(abs).isSymbolicLink();
-  } catch {
-    return false;
-  }
-}
 
 /**
  * The paths the harness copies into a container (tests, verifier entry, solution, build context,
@@ -68,7 +60,7 @@ function* check(ctx: AuditContext): Iterable<Report> {
     const text = linkText(abs);
     // A link to a sibling that itself leads out (`python3 -> python`) is that sibling's finding.
     const own = text === undefined ? undefined : path.resolve(path.dirname(abs), text);
-    if (own !== undefined && !path.relative(task.dir, own).startsWith('..') && !path.isAbsolute(path.relative(task.dir, own))) continue;
+    if (own !== undefined && within(path.resolve(task.dir), own)) continue;
     yield {
       file: rel, severity: 'info',
       message: `The symlink ${rel} points outside the task folder (${text === undefined ? 'a link' : `-> ${text}`}). It is copied as a link, not followed, so the task still builds; in the container it leads to whatever is at that path there, or nowhere. Replace it by the file it stands for if the task needs that file, or remove it.`,
