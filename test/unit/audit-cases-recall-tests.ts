@@ -23,6 +23,9 @@ const LOG_INSTRUCTION = 'Summarise the web server log at `/app/access.log`: writ
 const LOG_TEST = (log: string): string => `import json\nfrom collections import Counter\nfrom pathlib import Path\n\nLOG = Path("${log}")\n\n\ndef _expected():\n    lines = [l for l in LOG.read_text().splitlines() if l.strip()]\n    paths = Counter(l.split()[6] for l in lines)\n    return {"total_requests": len(lines), "unique_ips": len({l.split()[0] for l in lines}), "top_path": paths.most_common(1)[0][0]}\n\n\ndef test_report():\n    assert json.loads(Path("/app/report.json").read_text()) == _expected()\n`;
 const LOG_LINE = '10.0.0.1 - - [01/Jan/2025:00:00:01 +0000] "GET /index.html HTTP/1.1" 200 512\n';
 
+const KEYS_INSTRUCTION = 'Summarise `/app/data/orders.csv` into `/app/summary.json`, a JSON object with exactly two keys: `total` (the sum of `amount`) and `regions` (the number of distinct regions).\n';
+const KEYS_TEST = (shape: string): string => `import json\n\n\ndef test_shape():\n    report = json.load(open("/app/summary.json"))\n    ${shape}\n\n\ndef test_values():\n    report = json.load(open("/app/summary.json"))\n    assert report["total"] == 19.5\n    assert report["regions"] == 2\n`;
+
 export const RECALL_TEST_CASES: readonly RuleCase[] = [
   {
     // A server log is input data like a CSV: recomputing from the agent's copy lets it rewrite both sides.
@@ -34,5 +37,11 @@ export const RECALL_TEST_CASES: readonly RuleCase[] = [
     rule: 'source-text-grading', base: 'clean-harbor',
     bad: ST_FILES(ST_TEST(ST_TEXT_BODY)),
     good: ST_FILES(ST_TEST('def test_slugify_behaviour():\n    out = subprocess.run(["python3", "-c", "import sys; sys.path.insert(0, \'/app/src\'); from slugify import slugify; print(slugify(\'Crème  Brûlée\'))"], capture_output=True, text=True, check=True)\n    assert out.stdout.strip() == "creme-brulee"\n')),
+  },
+  {
+    // "exactly these keys" stated; the tests read the keys one by one, so extra keys pass.
+    rule: 'stated-key-set-unchecked', base: 'clean-harbor',
+    bad: { 'instruction.md': KEYS_INSTRUCTION, 'tests/test_outputs.py': KEYS_TEST('assert {"total", "regions"} <= report.keys()') },
+    good: { 'instruction.md': KEYS_INSTRUCTION, 'tests/test_outputs.py': KEYS_TEST('assert set(report) == {"total", "regions"}') },
   },
 ];

@@ -106,4 +106,14 @@ void describe('audit engine: fuzzed inputs never throw', () => {
       assert.ok(findings.every((f) => f.rule !== 'audit-internal-error'), findings.map((f) => f.message).join('\n'));
     }), { numRuns: 100 });
   });
+
+  void it('counterexamples the fuzzing found stay fixed', async () => {
+    const dir = path.join(FIXTURES, 'clean-tb1');
+    // An error-recovered shell assignment whose "name" is regex syntax (`*0=?`, fast-check seed 1818809193).
+    for (const [file, content] of [['run-tests.sh', '*0=?']] as const) {
+      const overlay = new Map([[path.join(dir, file), content]]);
+      const findings = await auditTask(await loadTask(dir, { overlay }), { overlay, ignoreConfigFiles: true });
+      assert.deepEqual(findings.filter((f) => f.rule === 'audit-internal-error').map((f) => f.message), [], `${file}: ${content}`);
+    }
+  });
 });

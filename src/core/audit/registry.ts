@@ -21,6 +21,7 @@ import { agentUserMissing } from './rules/agentUser';
 import { baseImageInvalidReference } from './rules/imageReference';
 import { testPathUnmounted } from './rules/testPathUnmounted';
 import { answerInInstruction } from './rules/answerInInstruction';
+import { statedKeySetUnchecked } from './rules/statedKeySet';
 import { dockerImageShadowsDockerfile } from './rules/prebuiltImage';
 import { scoredFieldNotInSchema } from './rules/schemaFields';
 import { sourceTextGrading } from './rules/sourceText';
@@ -105,6 +106,7 @@ export const STATIC_RULES: readonly StaticRule[] = [
   baseImageInvalidReference,
   testPathUnmounted,
   answerInInstruction,
+  statedKeySetUnchecked,
   dockerImageShadowsDockerfile,
   py.fixedSleepSynchronization,
   py.unorderedListingComparison,

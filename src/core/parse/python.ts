@@ -20,6 +20,31 @@ export function text(tree: SyntaxTree, n: SyntaxNode): string {
   return tree.text.slice(n.start, n.end);
 }
 
+const codeTexts = new WeakMap<SyntaxNode, string>();
+const QUOTED_OR_COMMENT: ReadonlySet<string> = new Set(['string', 'comment']);
+
+/**
+ * The code of `within` with every string literal and comment blanked to spaces (offsets and newlines
+ * kept): what a check for names the code uses reads, so a docstring or message that says "requests" or
+ * "subprocess" is not taken for a call. Cached per node (parse trees are shared by content).
+ */
+export function codeText(tree: SyntaxTree, within: SyntaxNode = tree.root): string {
+  const cached = codeTexts.get(within);
+  if (cached !== undefined) return cached;
+  const parts: string[] = [];
+  let at = within.start;
+  // Sorted by start; an f-string's nested strings lie inside their parent's span and are skipped.
+  for (const n of descendants(within, QUOTED_OR_COMMENT)) {
+    if (n.end <= at) continue;
+    parts.push(tree.text.slice(at, n.start), tree.text.slice(n.start, n.end).replace(/[^\n]/g, ' '));
+    at = n.end;
+  }
+  parts.push(tree.text.slice(at, within.end));
+  const code = parts.join('');
+  codeTexts.set(within, code);
+  return code;
+}
+
 export function pythonFunctions(tree: SyntaxTree): PyFunction[] {
   const out: PyFunction[] = [];
   for (const fn of descendants(tree.root, 'function_definition')) {

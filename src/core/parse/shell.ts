@@ -1,3 +1,4 @@
+import { escapeRegExp } from './regex';
 import { childByField, descendants, type SyntaxNode, type SyntaxTree } from './syntax';
 
 export interface ShellWord {
@@ -133,7 +134,9 @@ function literalVariables(tree: SyntaxTree): ReadonlyMap<string, string> {
   const out = new Map<string, string>();
   for (const [name, value] of seen) {
     if (value === undefined || value === '') continue;
-    if (new RegExp(`(^|[\\s;])(for\\s+${name}\\s+in|read\\b[^\\n;|&]*\\s${name}\\b)`).test(tree.text)) continue;
+    // The parser names error-recovered assignments too (`*0=?`): the name is escaped, not trusted.
+    const n = escapeRegExp(name);
+    if (new RegExp(`(^|[\\s;])(for\\s+${n}\\s+in|read\\b[^\\n;|&]*\\s${n}\\b)`).test(tree.text)) continue;
     out.set(name, value);
   }
   return out;

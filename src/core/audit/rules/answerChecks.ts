@@ -1,4 +1,4 @@
-import { calleeName, skipNestedScopes, stringValue, text } from '../../parse/python';
+import { calleeName, codeText, skipNestedScopes, stringValue, text } from '../../parse/python';
 import { descendants, type SyntaxNode, type SyntaxTree } from '../../parse/syntax';
 import type { StaticRule } from '../rule';
 import { testFunctionsOf } from './pythonTests';
@@ -20,8 +20,9 @@ function literalCompared(tree: SyntaxTree, e: SyntaxNode): string | undefined {
 }
 
 /** Test code that runs a program, calls a service or loads code: it checks behaviour, not only values read from files. */
-export function runsSomething(source: string): boolean {
-  return /\b(subprocess|os\.system|os\.popen|pexpect|importlib|requests|socket)\b/.test(source);
+export function runsSomething(tree: SyntaxTree): boolean {
+  // The code only: a message that says "total requests" is not a call.
+  return /\b(subprocess|os\.system|os\.popen|pexpect|importlib|requests|socket)\b/.test(codeText(tree));
 }
 
 export const hardcodableAnswer: StaticRule = {
@@ -31,7 +32,7 @@ export const hardcodableAnswer: StaticRule = {
     const files = testFunctionsOf(ctx);
     if (files.length === 0) return;
     // A verifier that runs anything (the agent's program, a checker) tests behaviour, not a literal.
-    if (files.some((tf) => runsSomething(tf.tree.text))) return;
+    if (files.some((tf) => runsSomething(tf.tree))) return;
     const literals = new Set<string>();
     let first: { file: string; node: SyntaxNode } | undefined;
     for (const tf of files) {

@@ -5,7 +5,7 @@
  * on one line ("`total_requests` is `6`"), the agent can copy them into the output without doing the
  * task. Decided from data: the pairs the tests hold, and the lines of the instruction.
  */
-import { stringValue, text } from '../../parse/python';
+import { codeText, stringValue, text } from '../../parse/python';
 import { escapeRegExp } from '../../parse/regex';
 import { childByField, descendants, type SyntaxNode, type SyntaxTree } from '../../parse/syntax';
 import type { StaticRule } from '../rule';
@@ -58,7 +58,7 @@ function scalar(tree: SyntaxTree, n: SyntaxNode): string | undefined {
 }
 
 /** The key a side of a comparison reads: `x["key"]`, or `x.get("key")`. */
-function keyRead(tree: SyntaxTree, n: SyntaxNode): string | undefined {
+export function keyRead(tree: SyntaxTree, n: SyntaxNode): string | undefined {
   if (n.type === 'subscript') {
     const index = childByField(n, 'subscript');
     return index?.type === 'string' ? stringValue(tree, index) : undefined;
@@ -120,7 +120,7 @@ export const answerInInstruction: StaticRule = {
     if (files.length === 0) return;
     // Tests that run the agent's program (or anything), or import its code, check behaviour on their
     // own inputs, not a copied value.
-    if (files.some((tf) => runsSomething(tf.tree.text) || /\burllib\b/.test(tf.tree.text) || importsBeyondReaders(tf.tree.text))) return;
+    if (files.some((tf) => runsSomething(tf.tree) || /\burllib\b/.test(codeText(tf.tree)) || importsBeyondReaders(codeText(tf.tree)))) return;
     // Every assert of every test checks a stated value or the output's shape: nothing else is asked.
     for (const tf of files) {
       const tables = new Set(descendants(tf.tree.root, 'dictionary').map((d) => assignedName(tf.tree, d)).filter((n): n is string => n !== undefined));

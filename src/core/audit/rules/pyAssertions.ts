@@ -1,5 +1,5 @@
 /** Rules on what the assertions of a Python test can catch: none, trivial, existence or shape only, swallowed, skipped. */
-import { calleeName, skipNestedScopes, stringLiterals, stringValue, text, type PyFunction } from '../../parse/python';
+import { calleeName, codeText, skipNestedScopes, stringLiterals, stringValue, text, type PyFunction } from '../../parse/python';
 import { childByField, descendants, findAncestor, type SyntaxNode, type SyntaxTree } from '../../parse/syntax';
 import type { StaticRule } from '../rule';
 import { assertExpr, assertingHelpers, asserts, failsOtherwise, fnRange, own, tests, type TestFile } from './pyTestFiles';
@@ -47,10 +47,7 @@ const PLAUSIBLE = [
 /** The function's code (strings left out) names a truth to compare with: its bounds check values. */
 const TRUTH_NAME = /\b\w*(expected|truth|reference|golden|correct|answer|oracle|baseline|target|gt)\w*\b/i;
 function comparesWithTruth(tree: SyntaxTree, fn: PyFunction): boolean {
-  let code = text(tree, fn.body);
-  const base = fn.body.start;
-  for (const s of descendants(fn.body, 'string').sort((a, b) => b.start - a.start)) code = code.slice(0, s.start - base) + code.slice(s.end - base);
-  return TRUTH_NAME.test(code);
+  return TRUTH_NAME.test(codeText(tree, fn.body));
 }
 
 /**
