@@ -75,6 +75,10 @@ export const BLIND19_TASK_SAMPLE = 10;
 // The twentieth: the same order continued, the next six whose snapshot holds a task (again one assessment's
 // task as different candidates wrote it); measured after the nineteenth set's fixes. Every task is read.
 export const BLIND20_TASK_SAMPLE = 10;
+// The twenty-first: a seeded order of the first hundred repositories the index lists as holding a root
+// task.yaml, the five by new owners laid out as Terminal-Bench 1 tasks; measured after the twentieth set's
+// fixes. Every task is read.
+export const BLIND21_TASK_SAMPLE = 10;
 
 /**
  * The corpus sets, each with its own label file (`source`, the reader's random-sample reading),
@@ -104,6 +108,7 @@ export const SETS = [
   { id: 'blind18', title: 'eighteenth blind held-out corpora', source: 'blind18.json', size: HELDOUT_PRECISION_SAMPLE, target: BLIND18_TASK_SAMPLE, cleanAnywhere: true, frozen: 'blind18-blind.json' },
   { id: 'blind19', title: 'nineteenth blind held-out corpora', source: 'blind19.json', size: HELDOUT_PRECISION_SAMPLE, target: BLIND19_TASK_SAMPLE, cleanAnywhere: true, frozen: 'blind19-blind.json' },
   { id: 'blind20', title: 'twentieth blind held-out corpora', source: 'blind20.json', size: HELDOUT_PRECISION_SAMPLE, target: BLIND20_TASK_SAMPLE, cleanAnywhere: true, frozen: 'blind20-blind.json' },
+  { id: 'blind21', title: 'twenty-first blind held-out corpora', source: 'blind21.json', size: HELDOUT_PRECISION_SAMPLE, target: BLIND21_TASK_SAMPLE, cleanAnywhere: true, frozen: 'blind21-blind.json' },
 ];
 
 /** The set a corpora.json entry belongs to: its `set`, else `heldOut: true` (the old form) → heldout, else dev. */
