@@ -50,6 +50,26 @@ void describe('stated-key-set-unchecked: "exactly these keys", never checked', (
     const keys = ['def test_keys():', '    with open(REPORT) as f:', '        obj = json.load(f)', '    assert set(obj) == {"total_requests", "unique_ips", "top_path"}', '', ''];
     assert.deepEqual(await findingsOf('clean-harbor', { 'instruction.md': INSTRUCTION, 'tests/test_outputs.py': py(HEAD, keys, PER_KEY) }, RULE), []);
   });
+  void it('what a judged sample showed: a key set bound to a name and then compared, a helper\'s JSON compared whole, records compared by a canonical dump', async () => {
+    const bound = ['def test_only_these():', '    data = _load()', '    got = set(data.keys())', '    assert got == {"total_requests", "unique_ips", "top_path"}', '', ''];
+    const whole = ['def test_whole():', '    actual = _load()', '    assert actual == {"total_requests": 6, "unique_ips": 3, "top_path": "/index.html"}', '', ''];
+    const canonical = ['def test_records():', '    assert json.dumps(_load(), sort_keys=True) == json.dumps(EXPECTED, sort_keys=True)', '', ''];
+    for (const check of [bound, whole, canonical]) {
+      assert.deepEqual(await findingsOf('clean-harbor', { 'instruction.md': INSTRUCTION, 'tests/test_outputs.py': py(HEAD, check, PER_KEY) }, RULE), [], check.join('\n'));
+    }
+  });
+  void it('"exactly two keys" of another file (a YAML config read with yaml) is not the graded object\'s', async () => {
+    const yamlStated = INSTRUCTION.replace('with exactly these three keys:', 'with these keys:') + '\nAlso save `/app/args.yaml` with exactly two keys: `filter` and `args`.\n';
+    const cfg = ['import yaml', '', '', 'def test_args():', '    cfg = yaml.safe_load(open("/app/args.yaml"))', '    assert isinstance(cfg["filter"], str)', '    assert isinstance(cfg["args"], list)', '', ''];
+    assert.deepEqual(await findingsOf('clean-harbor', { 'instruction.md': yamlStated, 'tests/test_outputs.py': py(HEAD, cfg, PER_KEY) }, RULE), []);
+  });
+  void it('a presence loop (`for k in REQUIRED: assert k in data`) is the place; a nested record\'s key set checked through its loop is a check', async () => {
+    const loop = ['def test_fields():', '    data = _load()', '    for k in ("total_requests", "unique_ips", "top_path"):', '        assert k in data', '', ''];
+    assert.deepEqual(await findingsOf('clean-harbor', { 'instruction.md': INSTRUCTION, 'tests/test_outputs.py': py(HEAD, loop, PER_KEY) }, RULE), ['stated-key-set-unchecked warning 14']);
+    const records = INSTRUCTION.replace('The report must be a single JSON object with exactly these three keys:', 'The report is a JSON object with a `rows` list; each row has exactly these three keys:');
+    const nested = ['def test_rows():', '    data = _load()', '    for row in data["rows"]:', '        assert set(row.keys()) == {"total_requests", "unique_ips", "top_path"}', '        assert row["total_requests"] >= 0', '        assert row.get("unique_ips") >= 0', '', ''];
+    assert.deepEqual(await findingsOf('clean-harbor', { 'instruction.md': records, 'tests/test_outputs.py': py(HEAD, nested) }, RULE), []);
+  });
   void it('an instruction that does not fix the keys, or tests that read fewer than two of its keys, are left alone', async () => {
     const loose = INSTRUCTION.replace('with exactly these three keys', 'with (at least) these keys');
     assert.deepEqual(await findingsOf('clean-harbor', { 'instruction.md': loose, 'tests/test_outputs.py': py(HEAD, PER_KEY) }, RULE), []);

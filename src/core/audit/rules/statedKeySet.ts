@@ -20,6 +20,7 @@ const EXACT_KEYS = new RegExp(
   `\\bexactly\\s+(?:the\\s+)?(?:following\\s+|these\\s+)?(?:${COUNT}\\s+)?(?:top[- ]level\\s+|required\\s+|json\\s+)?${KEYS}\\b` +
   `|\\b(?:contains?|containing|with|has|have)\\s+only\\s+(?:the\\s+)?(?:following\\s+|these\\s+)?(?:${COUNT}\\s+)?${KEYS}\\b` +
   `|\\bno\\s+(?:other|extra|additional)\\s+(?:top[- ]level\\s+)?${KEYS}\\b`, 'i');
+const EXACT_KEYS_ALL = new RegExp(EXACT_KEYS.source, 'gi');
 
 /**
  * Test code that checks the size or key set of the object the tests read keys from (`obj`: `data`,
@@ -36,7 +37,10 @@ function keySetChecks(obj: string): RegExp[] {
     new RegExp(`\\bassert\\s+${escapeRegExp(obj)}\\s*==|==\\s*${escapeRegExp(obj)}\\s*(?:,|$)`, 'm'),
   ];
 }
-const SCHEMA_CHECK = /\bassert(?:Dict)?Equal\(|\bjsonschema\b|additionalProperties|\bextra\s*=\s*["']forbid|\b(?:extra|unexpected|unknown|additional|allowed)_?(?:keys|fields)\b/i;
+/** A name compared as a whole (`assert got == {…}`, `extra = got - allowed`). */
+const comparedName = (name: string): RegExp => new RegExp(`(?:^|[^\\w.])${escapeRegExp(name)}\\s*(?:==|!=|\\^|-(?!\\s*\\d))|(?:==|!=)\\s*${escapeRegExp(name)}(?![\\w.(\\[])`, 'm');
+/** A schema or whole-record comparison: a canonical serialisation (`json.dumps(r, sort_keys=True)`) compares records whole. */
+const SCHEMA_CHECK = /\bsort_keys\s*=\s*True|\bassert(?:Dict)?Equal\(|\bjsonschema\b|additionalProperties|\bextra\s*=\s*["']forbid|\b(?:extra|unexpected|unknown|additional|allowed)_?(?:keys|fields)\b/i;
 
 /** Nodes a key read can be (`data["k"]`, `data.get("k")`). */
 const KEY_READS: ReadonlySet<string> = new Set(['subscript', 'call']);
@@ -54,14 +58,17 @@ interface Where { readonly file: string; readonly start: number; readonly end: n
  * else the object-type check (`isinstance(data, dict)`: its test, or the helper's assert), else the
  * test that checks the output's format, else the first keyed read.
  */
-function placeOf(files: readonly TestFile[]): Where | undefined {
-  for (const pattern of [PRESENCE, /^isinstance\(/]) {
+function placeOf(files: readonly TestFile[], objects: ReadonlySet<string>): Where | undefined {
+  // `for field in REQUIRED: assert field in data`: a name looked up in the graded object.
+  const loopPresence = new RegExp(`^\\w+ in (?:${[...objects].map(escapeRegExp).join('|') || '(?!)'})(?:\\.keys\\(\\))?$`);
+  const presence = (t: string): boolean => PRESENCE.test(t) || loopPresence.test(t);
+  for (const pattern of [{ test: presence }, /^isinstance\(/]) {
     for (const tf of files) {
       for (const fn of tf.functions) {
         for (const a of asserts(fn)) {
           const e = assertExpr(a);
           if (!e || !pattern.test(text(tf.tree, e).replace(/\s+/g, ' '))) continue;
-          return fn.isTest && pattern !== PRESENCE ? { file: tf.file, start: fn.node.start, end: fn.node.end, fn, tf } : { file: tf.file, start: a.start, end: a.end, tf };
+          return fn.isTest && pattern instanceof RegExp ? { file: tf.file, start: fn.node.start, end: fn.node.end, fn, tf } : { file: tf.file, start: a.start, end: a.end, tf };
         }
       }
     }
@@ -86,48 +93,104 @@ function readObject(tf: TestFile, n: SyntaxNode): string | undefined {
   return o ? text(tf.tree, o) : undefined;
 }
 
+/** Module-level helpers that return loaded JSON (`def _load(): return json.loads(...)`), by name. */
+function jsonHelpers(files: readonly TestFile[]): Set<string> {
+  return new Set(files.flatMap((tf) => tf.functions.filter((f) => !f.isTest && LOADS.test(codeText(tf.tree, f.body))).map((f) => f.name)));
+}
+
 /**
- * The stated keys the tests read, and every expression that holds the graded object: what the keys are
- * read from, and names bound to a JSON load or to one of those expressions (`data = _load()`).
+ * The loaded JSON the tests grade and the keys they read from it that the instruction names. The
+ * objects are names bound to a JSON load or to a helper that returns one (`data = _load()`,
+ * `actual = run_tool(…)`), and the helper calls themselves (`_load()["k"]`); keys read from anything
+ * else (a YAML config, a loop's row) are another object's.
  */
 function gradedObject(files: readonly TestFile[], instruction: string): { keys: Set<string>; objects: Set<string> } {
-  const keys = new Set<string>();
+  const helpers = jsonHelpers(files);
   const objects = new Set<string>();
-  for (const tf of files) {
-    for (const n of descendants(tf.tree.root, KEY_READS)) {
-      const k = keyRead(tf.tree, n);
-      if (k === undefined || !new RegExp(`(^|[^\\w])${escapeRegExp(k)}([^\\w]|$)`).test(instruction)) continue;
-      keys.add(k);
-      const o = readObject(tf, n);
-      if (o !== undefined) objects.add(o);
-    }
-  }
   for (const tf of files) {
     for (const a of descendants(tf.tree.root, 'assignment')) {
       const left = childByField(a, 'left');
       const right = childByField(a, 'right');
       if (left?.type !== 'identifier' || !right) continue;
       const r = text(tf.tree, right);
-      if (LOADS.test(r) || objects.has(r)) objects.add(text(tf.tree, left));
+      const callee = /^([A-Za-z_]\w*)\(/.exec(r)?.[1];
+      if (LOADS.test(r) || (callee !== undefined && helpers.has(callee))) objects.add(text(tf.tree, left));
+    }
+  }
+  // Records inside it: `for row in data["rows"]:`, `for name, svc in data.items():` bind its sub-objects.
+  for (const tf of files) {
+    for (const f of descendants(tf.tree.root, 'for_statement')) {
+      const left = childByField(f, 'left');
+      const right = childByField(f, 'right');
+      const from = right ? /^([A-Za-z_]\w*)(?:\[|\.(?:get|values|items)\(|$)/.exec(text(tf.tree, right))?.[1] : undefined;
+      if (!left || from === undefined || !objects.has(from)) continue;
+      const names = left.type === 'identifier' ? [left] : left.children.filter((c) => c.type === 'identifier');
+      const last = names[names.length - 1];
+      if (last) objects.add(text(tf.tree, last));
+    }
+  }
+  const keys = new Set<string>();
+  for (const tf of files) {
+    for (const n of descendants(tf.tree.root, KEY_READS)) {
+      const k = keyRead(tf.tree, n);
+      const o = k === undefined ? undefined : readObject(tf, n);
+      if (k === undefined || o === undefined || !named(instruction, k)) continue;
+      const call = /^([A-Za-z_]\w*)\(/.exec(o)?.[1];
+      if (!objects.has(o) && !(call !== undefined && helpers.has(call)) && !LOADS.test(o)) continue;
+      keys.add(k);
+      objects.add(o);
     }
   }
   return { keys, objects };
 }
+
+/** Names bound to an object's key set (`got = set(data.keys())`): comparing them is a key-set check. */
+function keySetNames(files: readonly TestFile[], objects: ReadonlySet<string>): string[] {
+  const out: string[] = [];
+  for (const tf of files) {
+    for (const a of descendants(tf.tree.root, 'assignment')) {
+      const left = childByField(a, 'left');
+      const right = childByField(a, 'right');
+      if (left?.type !== 'identifier' || !right) continue;
+      const r = text(tf.tree, right).replace(/\s+/g, '');
+      const m = /^(?:(?:set|sorted|list|tuple|frozenset)\((.+?)(?:\.keys\(\))?\)|(.+?)\.keys\(\))$/.exec(r);
+      const obj = m?.[1] ?? m?.[2];
+      if (obj !== undefined && objects.has(obj)) out.push(text(tf.tree, left));
+    }
+  }
+  return out;
+}
+
+const named = (text: string, key: string): boolean => new RegExp(`(^|[^\\w])${escapeRegExp(key)}([^\\w]|$)`).test(text);
+
+/**
+ * The instruction's sentence that fixes the keys of the object the tests grade: an "exactly these keys"
+ * with two or more of the graded keys named on its line or in the text that follows (the list after it),
+ * so a statement about another file (`exactly two keys` of a YAML config) is not taken for this one.
+ */
+function statementOf(instruction: string, keys: ReadonlySet<string>): RegExpExecArray | undefined {
+  for (const m of instruction.matchAll(EXACT_KEYS_ALL)) {
+    const near = instruction.slice(instruction.lastIndexOf('\n', m.index) + 1, m.index + 600);
+    if ([...keys].filter((k) => named(near, k)).length >= 2) return m;
+  }
+  return undefined;
+}
+
 export const statedKeySetUnchecked: StaticRule = {
   id: 'stated-key-set-unchecked', class: 'misalignment', severity: 'warning',
   title: 'The instruction fixes the output\'s keys, but no test checks the key set',
   *check(ctx) {
     const instruction = ctx.instruction();
-    const stated = EXACT_KEYS.exec(instruction);
-    if (!stated) return;
+    if (!EXACT_KEYS.test(instruction)) return;
     const files = testFunctionsOf(ctx).filter((tf) => LOADS.test(codeText(tf.tree)));
     if (files.length === 0) return;
-    // The tests grade the object the instruction describes: two or more of its keys are read and named there.
+    // The tests grade the object the instruction describes: two or more of its keys are read and named near the statement.
     const { keys, objects } = gradedObject(files, instruction);
-    if (keys.size < 2) return;
-    const checks = [SCHEMA_CHECK, ...[...objects].flatMap(keySetChecks)];
+    const stated = statementOf(instruction, keys);
+    if (!stated) return;
+    const checks = [SCHEMA_CHECK, ...[...objects].flatMap(keySetChecks), ...keySetNames(files, objects).map(comparedName)];
     if (testFunctionsOf(ctx).some((tf) => checks.some((re) => re.test(codeText(tf.tree))))) return;
-    const at = placeOf(files);
+    const at = placeOf(files, objects);
     if (!at) return;
     const line = instruction.slice(instruction.lastIndexOf('\n', stated.index) + 1).split('\n')[0] ?? '';
     const shown = [...keys].slice(0, 4).join(', ');

@@ -1,6 +1,7 @@
 /**
- * The verifier runs one of the task's own test files from a path where Harbor never puts it. Harbor
- * uploads tests/ to /tests and runs `bash /tests/test.sh` from the image's working folder: a relative
+ * The verifier runs one of the task's own test files from a path where the harness never puts it. Harbor
+ * uploads tests/ to /tests and runs `bash /tests/test.sh` from the image's working folder (Terminal-Bench 1
+ * copies tests/ to $TEST_DIR, /tests, and runs run-tests.sh from there too): a relative
  * `pytest tests/test_outputs.py` resolves there (`/app/tests/…`), as does an absolute `/app/tests/…`.
  * When nothing (the image, the script) puts the file at that path, every run fails — the reference
  * solution's too — and if the agent makes the path, its own file is what gets run.
@@ -26,9 +27,10 @@ function testFilesRun(cmd: ShellCommand): string[] {
 
 export const testPathUnmounted: StaticRule = {
   id: 'test-path-unmounted', class: 'invalidity', severity: 'warning',
-  title: 'The verifier runs a test file from a path where Harbor never puts it',
+  title: 'The verifier runs a test file from a path where the harness never puts it',
   *check(ctx: AuditContext): Generator<Report> {
-    if (ctx.task.format !== 'harbor' || ctx.task.verifier.separate) return;
+    if (ctx.task.verifier.separate) return;
+    const tb1 = ctx.task.format === 'tb1';
     const entry = ctx.task.verifier.entry;
     const script = ctx.shell(entry);
     if (!script) return;
@@ -44,11 +46,13 @@ export const testPathUnmounted: StaticRule = {
         const m = /(?:^|\/)tests\/(.+)$/.exec(abs);
         const rel = m?.[1];
         if (rel === undefined || !mounted.has(rel)) continue;
-        // The image or the script may put it there (COPY tests/ /app/tests/, cp -r /tests /app/).
+        // The image or the script may put it there (COPY tests/ /app/tests/, cp -r /tests /app/) …
         if (imageFills(ctx, abs) || script.commands.some((c) => c.start < cmd.start && /^(cp|mv|ln|rsync|install)$/.test(c.name))) continue;
+        // … or the compose file mounts a folder there (`./tests:/app/tests:ro`).
+        if (ctx.composeMounts().some((mt) => abs === mt.target || abs.startsWith(`${mt.target}/`))) continue;
         yield {
           file: entry, range: ctx.range(entry, cmd.start, cmd.end),
-          message: `This runs ${abs}, but Harbor puts the task's tests/${rel} at /tests/${rel}, and nothing puts a copy at ${abs}: every run fails, the reference solution's included (and an agent that makes ${path.dirname(abs)} decides what runs). Run /tests/${rel}.`,
+          message: `This runs ${abs}, but ${tb1 ? 'Terminal-Bench 1 copies' : 'Harbor puts'} the task's tests/${rel} ${tb1 ? 'to $TEST_DIR,' : 'at'} /tests/${rel}, and nothing puts a copy at ${abs}: every run fails, the reference solution's included (and an agent that makes ${path.dirname(abs)} decides what runs). Run ${tb1 ? `$TEST_DIR/${rel}` : `/tests/${rel}`}.`,
         };
       }
     }

@@ -4,6 +4,7 @@ import type { AuditContext } from '../context';
 import type { StaticRule } from '../rule';
 import { isPytestCommand, isTestCommand, pythonModule } from './commands';
 import { imageFills } from './imageLayout';
+import { harnessCommand } from './tb1HarnessScripts';
 import { pathOfWord, resolveWord, workingDirAt } from './workingDir';
 import { cmdRange, pytestRange, scripts } from './verifierShared';
 
@@ -47,10 +48,12 @@ export const pytestCollectionHijack: StaticRule = {
     if (ctx.task.verifier.separate) return;
     for (const { file, script } of scripts(ctx)) {
       for (const cmd of script.commands) {
-        if (!isPytestCommand(cmd)) continue;
+        // Terminal-Bench 1's own `run-uv-pytest.sh` (the harness puts it in $TEST_DIR) runs pytest too.
+        const harness = harnessCommand(ctx, cmd);
+        if (!harness && !isPytestCommand(cmd)) continue;
         // The agent can edit the test itself: verifier-runs-agent-writable-code reports the bigger hole.
-        if (editableTestTarget(ctx, script, cmd)) continue;
-        const words = effectiveWords(cmd);
+        if (!harness && editableTestTarget(ctx, script, cmd)) continue;
+        const words = harness ?? effectiveWords(cmd);
         const ws = pytestArgs(words);
         const noConftest = ws.includes('--noconftest');
         const ownConfig = ws.some((w) => w === '-c' || w.startsWith('--config-file'));
@@ -89,7 +92,8 @@ export const pytestCollectionHijack: StaticRule = {
         const scriptText = ctx.text(file) ?? '';
         const own = targets.some((w) => verifierOwned(scriptDirWord(scriptText, w)) || (cwd !== undefined && verifierOwned(resolveWord(w, cwd) ?? ''))) || (targets.length === 0 && !opaque && cwd !== undefined && verifierOwned(cwd));
         if (own && !noConftest && !ownConfig && !confCut && agentIsRoot(ctx)) {
-          yield { file, range: pytestRange(ctx, file, cmd), message: 'pytest reads its ini file from any folder above the tests, up to /, and then loads the conftest.py files below it: a /pytest.ini and /conftest.py left by the agent (root in the container) can mark every test passed. Add `--noconftest -c /dev/null` (or `-c` with the verifier\'s own ini).' };
+          const via = harness ? `Terminal-Bench 1's shared run-uv-pytest.sh runs \`${harness.join(' ')}\`. ` : '';
+          yield { file, range: pytestRange(ctx, file, cmd), message: `${via}pytest reads its ini file from any folder above the tests, up to /, and then loads the conftest.py files below it: a /pytest.ini and /conftest.py left by the agent (root in the container) can mark every test passed. Add \`--noconftest -c /dev/null\` (or \`-c\` with the verifier's own ini)${harness ? ', in a pytest command of the task\'s own in place of the shared script' : ''}.` };
         }
       }
     }

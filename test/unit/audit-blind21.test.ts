@@ -1,0 +1,37 @@
+/**
+ * What the twenty-first blind set showed (bench/accuracy/labels/blind21.json), in the style of what was
+ * read: Terminal-Bench 1 tasks whose run-tests.sh hands the test run to the harness's shared
+ * `run-uv-pytest.sh`, or runs `tests/test_outputs.py` relative to the image's working folder, where
+ * Terminal-Bench 1 never copies the tests.
+ */
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { findingsOf } from './audit-helpers';
+
+const SHARED = '#!/bin/bash\nset -e\nsource $TEST_DIR/setup-uv-pytest.sh\nbash $TEST_DIR/run-uv-pytest.sh\n';
+
+void describe('Terminal-Bench 1: the harness\'s shared run-uv-pytest.sh is a pytest run', () => {
+  void it('`bash $TEST_DIR/run-uv-pytest.sh` runs `uv run pytest $TEST_DIR/test_outputs.py -rA` in the agent\'s container: reported there', async () => {
+    assert.deepEqual(await findingsOf('clean-tb1', { 'run-tests.sh': SHARED }, ['pytest-collection-hijack', 'tb1-missing-ra']), ['pytest-collection-hijack warning 4']);
+  });
+  void it('a copy the task ships under tests/ is read as written; a Harbor task has no such shared script', async () => {
+    const own = '#!/bin/bash\nuv run pytest --noconftest -c /dev/null $TEST_DIR/test_outputs.py -rA\n';
+    assert.deepEqual(await findingsOf('clean-tb1', { 'run-tests.sh': SHARED, 'tests/run-uv-pytest.sh': own }, ['pytest-collection-hijack']), []);
+    assert.deepEqual(await findingsOf('clean-harbor', { 'tests/test.sh': '#!/bin/bash\nbash /tests/run-uv-pytest.sh\nif [ $? -eq 0 ]; then echo 1 > /logs/verifier/reward.txt; else echo 0 > /logs/verifier/reward.txt; fi\n' }, ['pytest-collection-hijack']), []);
+  });
+});
+
+void describe('test-path-unmounted on Terminal-Bench 1: tests run from the working folder', () => {
+  const relative = '#!/bin/bash\nset -euo pipefail\n\npytest -q tests/test_outputs.py -rA\n';
+  void it('`pytest tests/test_outputs.py` from WORKDIR /app runs /app/tests/…, where nothing puts the tests', async () => {
+    assert.deepEqual(await findingsOf('clean-tb1', { 'run-tests.sh': relative }, ['test-path-unmounted']), ['test-path-unmounted warning 4']);
+  });
+  void it('an image that copies the tests there runs them (tests-copied-into-image reports that instead)', async () => {
+    const df = 'FROM python:3.12-slim-bookworm\n\nRUN apt-get update && apt-get install -y --no-install-recommends tmux asciinema && rm -rf /var/lib/apt/lists/*\nRUN pip install --no-cache-dir pytest==8.3.3\n\nWORKDIR /app\nCOPY words.txt /app/words.txt\nCOPY tests/ /app/tests/\n';
+    assert.deepEqual(await findingsOf('clean-tb1', { 'run-tests.sh': relative, Dockerfile: df }, ['test-path-unmounted']), []);
+  });
+  void it('a compose file that mounts the tests there (`./tests:/app/tests:ro`) puts them there too', async () => {
+    const compose = 'services:\n  client:\n    build:\n      dockerfile: Dockerfile\n    volumes:\n      - ./tests:/app/tests:ro\n';
+    assert.deepEqual(await findingsOf('clean-tb1', { 'run-tests.sh': relative, 'docker-compose.yaml': compose }, ['test-path-unmounted']), []);
+  });
+});
