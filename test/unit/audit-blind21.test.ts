@@ -2,7 +2,8 @@
  * What the twenty-first blind set showed (bench/accuracy/labels/blind21.json), in the style of what was
  * read: Terminal-Bench 1 tasks whose run-tests.sh hands the test run to the harness's shared
  * `run-uv-pytest.sh`, or runs `tests/test_outputs.py` relative to the image's working folder, where
- * Terminal-Bench 1 never copies the tests.
+ * Terminal-Bench 1 never copies the tests; and (pooled misses of earlier sets) Harbor verifiers that `cd` to
+ * their own folder through `$(dirname "$0")` before running the tests.
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
@@ -33,5 +34,18 @@ void describe('test-path-unmounted on Terminal-Bench 1: tests run from the worki
   void it('a compose file that mounts the tests there (`./tests:/app/tests:ro`) puts them there too', async () => {
     const compose = 'services:\n  client:\n    build:\n      dockerfile: Dockerfile\n    volumes:\n      - ./tests:/app/tests:ro\n';
     assert.deepEqual(await findingsOf('clean-tb1', { 'run-tests.sh': relative, 'docker-compose.yaml': compose }, ['test-path-unmounted']), []);
+  });
+});
+
+void describe('the working folder after `cd "$(dirname "$0")"` in a Harbor verifier is /tests', () => {
+  const reward = 'if [ $? -eq 0 ]; then echo 1 > /logs/verifier/reward.txt; else echo 0 > /logs/verifier/reward.txt; fi\n';
+  void it('`cd "$(cd "$(dirname "$0")" && pwd)/.."` then `pytest tests/test_outputs.py`: the verifier\'s own tests, unisolated', async () => {
+    const sh = `#!/bin/bash\ncd "$(cd "$(dirname "$0")" && pwd)/.."\npytest tests/test_outputs.py -rA\n${reward}`;
+    assert.deepEqual(await findingsOf('clean-harbor', { 'tests/test.sh': sh }, ['pytest-collection-hijack']), ['pytest-collection-hijack warning 3']);
+  });
+  void it('`cd "$(dirname "$0")"` then `pytest test_outputs.py`; with `--noconftest -c /dev/null` nothing is reported', async () => {
+    const sh = (flags: string): string => `#!/bin/bash\ncd "$(dirname "$0")"\npytest ${flags}test_outputs.py -rA\n${reward}`;
+    assert.deepEqual(await findingsOf('clean-harbor', { 'tests/test.sh': sh('') }, ['pytest-collection-hijack']), ['pytest-collection-hijack warning 3']);
+    assert.deepEqual(await findingsOf('clean-harbor', { 'tests/test.sh': sh('--noconftest -c /dev/null ') }, ['pytest-collection-hijack']), []);
   });
 });

@@ -42,14 +42,33 @@ export function workingDirAt(ctx: AuditContext, script: ShellScript, cmd: ShellC
   for (const c of script.commands) {
     if (c.start >= cmd.start) break;
     if (c.name !== 'cd' && c.name !== 'pushd' && c.name !== 'popd') continue;
+    // `$(cd "$(dirname "$0")" && pwd)` changes the folder of its own subshell only.
+    if (c.inSubstitution && !cmd.inSubstitution) continue;
     if (c.name === 'popd' || c.conditional || c.inFunction || c.inSubstitution || c.inLoop) return undefined;
     if (findAncestor(c.node, (n) => n.type === 'subshell')) return undefined;
     const arg: ShellWord | undefined = c.args.find((a) => !a.value.startsWith('-') || a.value === '-');
     if (!arg) { cwd = '/root'; continue; }
     if (arg.value === '-') return undefined;
-    const next = resolveWord(arg.value, cwd);
+    const next = resolveWord(ownFolderWord(ctx, script, arg.value), cwd);
     if (next === undefined) return undefined;
     cwd = next;
   }
   return cwd;
+}
+
+/** `$(dirname "$0")`, `$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)`: the running script's own folder. */
+const DIRNAME = '\\$\\(dirname\\s+"?(?:\\$0|\\$\\{?BASH_SOURCE(?:\\[0\\])?\\}?)"?\\)';
+const OWN_FOLDER = new RegExp(`^(?:${DIRNAME}|\\$\\(cd\\s+"?${DIRNAME}"?\\s*&&\\s*pwd\\))`);
+
+/**
+ * A word that starts with the script-folder idiom, with the folder the harness runs the script from
+ * in its place: a verifier script under the tests folder runs from /tests (Harbor uploads tests/ there
+ * and runs `bash /tests/test.sh`). Other scripts, and other words, are returned as they are.
+ */
+function ownFolderWord(ctx: AuditContext, script: ShellScript, word: string): string {
+  const m = OWN_FOLDER.exec(word);
+  if (!m || ctx.task.format !== 'harbor') return word;
+  const mounted = ctx.mountedTests.find((t) => ctx.shell(t.file) === script);
+  if (!mounted) return word;
+  return path.posix.join(TESTS_MOUNT, path.posix.dirname(mounted.rel)) + word.slice(m[0].length);
 }
