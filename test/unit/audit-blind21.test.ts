@@ -7,7 +7,9 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { findingsOf } from './audit-helpers';
+import { auditTask } from '../../src/core/audit/index';
+import { loadTask } from '../../src/core/loader/index';
+import { findingsOf, makeTask, removeTemp } from './audit-helpers';
 
 const SHARED = '#!/bin/bash\nset -e\nsource $TEST_DIR/setup-uv-pytest.sh\nbash $TEST_DIR/run-uv-pytest.sh\n';
 
@@ -47,5 +49,20 @@ void describe('the working folder after `cd "$(dirname "$0")"` in a Harbor verif
     const sh = (flags: string): string => `#!/bin/bash\ncd "$(dirname "$0")"\npytest ${flags}test_outputs.py -rA\n${reward}`;
     assert.deepEqual(await findingsOf('clean-harbor', { 'tests/test.sh': sh('') }, ['pytest-collection-hijack']), ['pytest-collection-hijack warning 3']);
     assert.deepEqual(await findingsOf('clean-harbor', { 'tests/test.sh': sh('--noconftest -c /dev/null ') }, ['pytest-collection-hijack']), []);
+  });
+});
+
+void describe('missing-tests: a test file left at the task root is where the fix goes', () => {
+  const filesOf = async (files: Parameters<typeof makeTask>[1]): Promise<string[]> => {
+    const dir = await makeTask('clean-tb1', files);
+    try {
+      return (await auditTask(await loadTask(dir), { ignoreConfigFiles: true })).filter((f) => f.rule === 'missing-tests').map((f) => `${f.severity} ${f.file ?? '-'}`);
+    } finally {
+      await removeTemp(dir);
+    }
+  };
+  void it('no tests/ but a root test_outputs.py: reported at that file; with no test file at all, at task.yaml', async () => {
+    assert.deepEqual(await filesOf({ tests: null, 'test_outputs.py': 'def test_x():\n    assert 1 + 1 == 2\n' }), ['warning test_outputs.py']);
+    assert.deepEqual(await filesOf({ tests: null }), ['warning task.yaml']);
   });
 });

@@ -94,7 +94,11 @@ export async function loadTb1(id: string, files: TaskFiles, fileList: readonly s
   // The harness copies tests/ only when it exists: a run-tests.sh that writes its own tests (a
   // heredoc, or a test patch it applies, as SWE-bench-style tasks do) needs none.
   if (!(await files.isDir('tests')) && !(await writesOwnTests(files, has))) {
-    problems.add('missing-tests', CONFIG, undefined, 'no tests/ folder: the verifier has no test files to copy into the container');
+    // A test file left at the task root is where the fix goes: the harness copies only tests/ into $TEST_DIR.
+    const stray = fileList.find((f) => /^(test_[\w-]*|[\w-]*_test)\.py$/.test(f));
+    problems.add('missing-tests', stray ?? CONFIG, undefined, stray
+      ? `no tests/ folder: ${stray} sits at the task root, but the harness copies only tests/ into $TEST_DIR, so the verifier finds no test file there. Move it to tests/${stray}.`
+      : 'no tests/ folder: the verifier has no test files to copy into the container');
   }
 
   const solution = await tb1Solution(files, has, problems);
