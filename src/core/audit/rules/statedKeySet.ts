@@ -93,6 +93,17 @@ function readObject(tf: TestFile, n: SyntaxNode): string | undefined {
   return o ? text(tf.tree, o) : undefined;
 }
 
+/** `name = <expression>` assignments of the test files, as the name and the expression's text. */
+function* assignments(files: readonly TestFile[]): Generator<{ readonly tf: TestFile; readonly name: string; readonly value: string }> {
+  for (const tf of files) {
+    for (const a of descendants(tf.tree.root, 'assignment')) {
+      const left = childByField(a, 'left');
+      const right = childByField(a, 'right');
+      if (left?.type === 'identifier' && right) yield { tf, name: text(tf.tree, left), value: text(tf.tree, right) };
+    }
+  }
+}
+
 /** Module-level helpers that return loaded JSON (`def _load(): return json.loads(...)`), by name. */
 function jsonHelpers(files: readonly TestFile[]): Set<string> {
   return new Set(files.flatMap((tf) => tf.functions.filter((f) => !f.isTest && LOADS.test(codeText(tf.tree, f.body))).map((f) => f.name)));
@@ -107,15 +118,9 @@ function jsonHelpers(files: readonly TestFile[]): Set<string> {
 function gradedObject(files: readonly TestFile[], instruction: string): { keys: Set<string>; objects: Set<string> } {
   const helpers = jsonHelpers(files);
   const objects = new Set<string>();
-  for (const tf of files) {
-    for (const a of descendants(tf.tree.root, 'assignment')) {
-      const left = childByField(a, 'left');
-      const right = childByField(a, 'right');
-      if (left?.type !== 'identifier' || !right) continue;
-      const r = text(tf.tree, right);
-      const callee = /^([A-Za-z_]\w*)\(/.exec(r)?.[1];
-      if (LOADS.test(r) || (callee !== undefined && helpers.has(callee))) objects.add(text(tf.tree, left));
-    }
+  for (const { name, value } of assignments(files)) {
+    const callee = /^([A-Za-z_]\w*)\(/.exec(value)?.[1];
+    if (LOADS.test(value) || (callee !== undefined && helpers.has(callee))) objects.add(name);
   }
   // Records inside it: `for row in data["rows"]:`, `for name, svc in data.items():` bind its sub-objects.
   for (const tf of files) {
@@ -147,16 +152,10 @@ function gradedObject(files: readonly TestFile[], instruction: string): { keys: 
 /** Names bound to an object's key set (`got = set(data.keys())`): comparing them is a key-set check. */
 function keySetNames(files: readonly TestFile[], objects: ReadonlySet<string>): string[] {
   const out: string[] = [];
-  for (const tf of files) {
-    for (const a of descendants(tf.tree.root, 'assignment')) {
-      const left = childByField(a, 'left');
-      const right = childByField(a, 'right');
-      if (left?.type !== 'identifier' || !right) continue;
-      const r = text(tf.tree, right).replace(/\s+/g, '');
-      const m = /^(?:(?:set|sorted|list|tuple|frozenset)\((.+?)(?:\.keys\(\))?\)|(.+?)\.keys\(\))$/.exec(r);
-      const obj = m?.[1] ?? m?.[2];
-      if (obj !== undefined && objects.has(obj)) out.push(text(tf.tree, left));
-    }
+  for (const { name, value } of assignments(files)) {
+    const m = /^(?:(?:set|sorted|list|tuple|frozenset)\((.+?)(?:\.keys\(\))?\)|(.+?)\.keys\(\))$/.exec(value.replace(/\s+/g, ''));
+    const obj = m?.[1] ?? m?.[2];
+    if (obj !== undefined && objects.has(obj)) out.push(name);
   }
   return out;
 }
