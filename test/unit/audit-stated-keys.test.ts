@@ -6,7 +6,9 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { findingsOf } from './audit-helpers';
+import { auditTask } from '../../src/core/audit/index';
+import { loadTask } from '../../src/core/loader/index';
+import { findingsOf, makeTask, removeTemp } from './audit-helpers';
 
 const RULE = ['stated-key-set-unchecked'];
 const INSTRUCTION = [
@@ -69,6 +71,25 @@ void describe('stated-key-set-unchecked: "exactly these keys", never checked', (
     const records = INSTRUCTION.replace('The report must be a single JSON object with exactly these three keys:', 'The report is a JSON object with a `rows` list; each row has exactly these three keys:');
     const nested = ['def test_rows():', '    data = _load()', '    for row in data["rows"]:', '        assert set(row.keys()) == {"total_requests", "unique_ips", "top_path"}', '        assert row["total_requests"] >= 0', '        assert row.get("unique_ips") >= 0', '', ''];
     assert.deepEqual(await findingsOf('clean-harbor', { 'instruction.md': records, 'tests/test_outputs.py': py(HEAD, nested) }, RULE), []);
+  });
+  void it('records reached through `enumerate(…)` count; a list of strings is no record (its `len` is no key-set check)', async () => {
+    const records = INSTRUCTION.replace('The report must be a single JSON object with exactly these three keys:', 'The report is a JSON object with a `rows` list; each row has exactly these three keys:');
+    const checked = ['def test_rows():', '    data = _load()', '    for i, row in enumerate(data["rows"]):', '        assert set(row.keys()) == {"total_requests", "unique_ips", "top_path"}', '        assert row["total_requests"] >= 0', '        assert row["unique_ips"] >= 0', '', ''];
+    assert.deepEqual(await findingsOf('clean-harbor', { 'instruction.md': records, 'tests/test_outputs.py': py(HEAD, checked) }, RULE), []);
+    const strings = ['def test_notes():', '    data = _load()', '    for i, note in enumerate(data["notes"]):', '        assert len(note) > 0', '', ''];
+    assert.deepEqual(await findingsOf('clean-harbor', { 'instruction.md': INSTRUCTION, 'tests/test_outputs.py': py(HEAD, strings, PER_KEY) }, RULE), ['stated-key-set-unchecked warning 19']);
+  });
+  void it('the message names the keys the statement fixes, not every key the tests read', async () => {
+    const other = INSTRUCTION + '\nAlso log the run to `/app/run.json` with a `status` field.\n';
+    const status = ['def test_run_log():', '    assert json.loads(Path("/app/run.json").read_text())["status"] == "ok"', '', ''];
+    const dir = await makeTask('clean-harbor', { 'instruction.md': other, 'tests/test_outputs.py': py(HEAD, status, PER_KEY) });
+    try {
+      const found = (await auditTask(await loadTask(dir), { ignoreConfigFiles: true })).filter((f) => f.rule === 'stated-key-set-unchecked');
+      assert.equal(found.length, 1);
+      assert.match(found[0]?.message ?? '', /\(total_requests, unique_ips, top_path\)/);
+    } finally {
+      await removeTemp(dir);
+    }
   });
   void it('an instruction that does not fix the keys, or tests that read fewer than two of its keys, are left alone', async () => {
     const loose = INSTRUCTION.replace('with exactly these three keys', 'with (at least) these keys');

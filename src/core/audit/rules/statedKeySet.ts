@@ -56,9 +56,9 @@ interface Where { readonly file: string; readonly start: number; readonly end: n
 /**
  * Where the key-set check belongs: the key-presence assert when there is one (make it an equality),
  * else the object-type check (`isinstance(data, dict)`: its test, or the helper's assert), else the
- * test that checks the output's format, else the first keyed read.
+ * test that checks the output's format, else the first read of a stated key.
  */
-function placeOf(files: readonly TestFile[], objects: ReadonlySet<string>): Where | undefined {
+function placeOf(files: readonly TestFile[], objects: ReadonlySet<string>, stated: readonly string[]): Where | undefined {
   // `for field in REQUIRED: assert field in data`: a name looked up in the graded object.
   const loopPresence = new RegExp(`^\\w+ in (?:${[...objects].map(escapeRegExp).join('|') || '(?!)'})(?:\\.keys\\(\\))?$`);
   const presence = (t: string): boolean => PRESENCE.test(t) || loopPresence.test(t);
@@ -79,7 +79,7 @@ function placeOf(files: readonly TestFile[], objects: ReadonlySet<string>): Wher
     if (fn) return { file: tf.file, start: fn.node.start, end: fn.node.end, fn, tf };
   }
   for (const tf of files) {
-    const read = descendants(tf.tree.root, KEY_READS).find((n) => keyRead(tf.tree, n) !== undefined);
+    const read = descendants(tf.tree.root, KEY_READS).find((n) => stated.includes(keyRead(tf.tree, n) ?? ''));
     if (read) return { file: tf.file, start: read.start, end: read.end, tf };
   }
   return undefined;
@@ -122,16 +122,20 @@ function gradedObject(files: readonly TestFile[], instruction: string): { keys: 
     const callee = /^([A-Za-z_]\w*)\(/.exec(value)?.[1];
     if (LOADS.test(value) || (callee !== undefined && helpers.has(callee))) objects.add(name);
   }
-  // Records inside it: `for row in data["rows"]:`, `for name, svc in data.items():` bind its sub-objects.
+  // Records inside it: `for row in data["rows"]:`, `for i, row in enumerate(data["rows"]):`,
+  // `for name, svc in data.items():` bind its sub-objects; one counts once a key is read from it (a
+  // list of strings is no record).
+  const records = new Set<string>();
   for (const tf of files) {
     for (const f of descendants(tf.tree.root, 'for_statement')) {
       const left = childByField(f, 'left');
       const right = childByField(f, 'right');
-      const from = right ? /^([A-Za-z_]\w*)(?:\[|\.(?:get|values|items)\(|$)/.exec(text(tf.tree, right))?.[1] : undefined;
+      const iterated = right ? text(tf.tree, right).replace(/^enumerate\((.*)\)$/s, '$1') : '';
+      const from = /^([A-Za-z_]\w*)(?:\[|\.(?:get|values|items)\(|$)/.exec(iterated)?.[1];
       if (!left || from === undefined || !objects.has(from)) continue;
       const names = left.type === 'identifier' ? [left] : left.children.filter((c) => c.type === 'identifier');
       const last = names[names.length - 1];
-      if (last) objects.add(text(tf.tree, last));
+      if (last) records.add(text(tf.tree, last));
     }
   }
   const keys = new Set<string>();
@@ -141,7 +145,7 @@ function gradedObject(files: readonly TestFile[], instruction: string): { keys: 
       const o = k === undefined ? undefined : readObject(tf, n);
       if (k === undefined || o === undefined || !named(instruction, k)) continue;
       const call = /^([A-Za-z_]\w*)\(/.exec(o)?.[1];
-      if (!objects.has(o) && !(call !== undefined && helpers.has(call)) && !LOADS.test(o)) continue;
+      if (!objects.has(o) && !records.has(o) && !(call !== undefined && helpers.has(call)) && !LOADS.test(o)) continue;
       keys.add(k);
       objects.add(o);
     }
@@ -160,17 +164,37 @@ function keySetNames(files: readonly TestFile[], objects: ReadonlySet<string>): 
   return out;
 }
 
+/** A line that continues a statement's block after a blank line: a list item, a table row, a code fence, an indented line, a lead-in (`Required structure:`). */
+const CONTINUES = /^\s*(?:[-*+]\s|\d+[.)]\s|\||```|\s{2,}\S)|:\s*$/;
+
+/** The statement's paragraph and the list, table or code block that follows it (at most 40 lines). */
+function blockFrom(text: string): string {
+  const lines = text.split('\n').slice(0, 40);
+  let end = lines.length;
+  let fenced = false;
+  for (let i = 1; i < lines.length; i++) {
+    const l = lines[i] ?? '';
+    if (/^\s*```/.test(l)) fenced = !fenced;
+    if (fenced || l.trim() !== '') continue;
+    const next = lines.slice(i + 1).find((x) => x.trim() !== '');
+    if (next === undefined || !CONTINUES.test(next)) { end = i; break; }
+  }
+  return lines.slice(0, end).join('\n');
+}
+
 const named = (text: string, key: string): boolean => new RegExp(`(^|[^\\w])${escapeRegExp(key)}([^\\w]|$)`).test(text);
 
 /**
  * The instruction's sentence that fixes the keys of the object the tests grade: an "exactly these keys"
- * with two or more of the graded keys named on its line or in the text that follows (the list after it),
+ * with two or more of the graded keys named in its paragraph or the list or example that follows it,
  * so a statement about another file (`exactly two keys` of a YAML config) is not taken for this one.
  */
-function statementOf(instruction: string, keys: ReadonlySet<string>): RegExpExecArray | undefined {
+function statementOf(instruction: string, keys: ReadonlySet<string>): { line: string; keys: string[] } | undefined {
   for (const m of instruction.matchAll(EXACT_KEYS_ALL)) {
-    const near = instruction.slice(instruction.lastIndexOf('\n', m.index) + 1, m.index + 600);
-    if ([...keys].filter((k) => named(near, k)).length >= 2) return m;
+    const start = instruction.lastIndexOf('\n', m.index) + 1;
+    const near = blockFrom(instruction.slice(start));
+    const stated = [...keys].filter((k) => named(near, k));
+    if (stated.length >= 2) return { line: instruction.slice(start).split('\n')[0] ?? '', keys: stated };
   }
   return undefined;
 }
@@ -189,13 +213,13 @@ export const statedKeySetUnchecked: StaticRule = {
     if (!stated) return;
     const checks = [SCHEMA_CHECK, ...[...objects].flatMap(keySetChecks), ...keySetNames(files, objects).map(comparedName)];
     if (testFunctionsOf(ctx).some((tf) => checks.some((re) => re.test(codeText(tf.tree))))) return;
-    const at = placeOf(files, objects);
+    const at = placeOf(files, objects, stated.keys);
     if (!at) return;
-    const line = instruction.slice(instruction.lastIndexOf('\n', stated.index) + 1).split('\n')[0] ?? '';
-    const shown = [...keys].slice(0, 4).join(', ');
+    // The keys the statement names, not every key the tests read (a nested record's, another output's).
+    const shown = stated.keys.slice(0, 4).join(', ');
     yield {
       file: at.file, range: at.fn ? fnRange(ctx, at.tf, at.fn) : ctx.range(at.file, at.start, at.end),
-      message: `The instruction fixes the output's keys ("${line.trim().slice(0, 100)}"), but the tests only read keys one by one (${shown}${keys.size > 4 ? ', …' : ''}) and never check the key set: an object with extra keys passes. Assert the set, e.g. \`assert set(data) == {…}\`, or drop "exactly" from the instruction.`,
+      message: `The instruction fixes the output's keys ("${stated.line.trim().slice(0, 100)}"), but the tests only read keys one by one (${shown}${stated.keys.length > 4 ? ', …' : ''}) and never check the key set: an object with extra keys passes. Assert the set, e.g. \`assert set(data) == {…}\`, or drop "exactly" from the instruction.`,
     };
   },
 };
