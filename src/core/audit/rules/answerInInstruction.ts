@@ -6,7 +6,7 @@
  * task. Decided from data: the pairs the tests hold, and the lines of the instruction.
  */
 import { codeText, stringValue, text } from '../../parse/python';
-import { escapeRegExp } from '../../parse/regex';
+import { escapeRegExp, standaloneWord } from '../../parse/regex';
 import { childByField, descendants, type SyntaxNode, type SyntaxTree } from '../../parse/syntax';
 import type { StaticRule } from '../rule';
 import { runsSomething } from './answerChecks';
@@ -107,7 +107,7 @@ function importsBeyondReaders(source: string): boolean {
 
 /** The first line of the instruction that names the key and its value (a number as a whole number), or -1. */
 function statedAt(lines: readonly string[], p: ExpectedPair): number {
-  const key = new RegExp(`(^|[^\\w])${escapeRegExp(p.key)}([^\\w]|$)`);
+  const key = standaloneWord(p.key);
   const value = /^-?\d+(\.\d+)?$/.test(p.value) ? new RegExp(`(^|[^\\w.])${escapeRegExp(p.value)}([^\\w]|\\.(?!\\d)|$)`) : new RegExp(escapeRegExp(p.value));
   return lines.findIndex((l) => key.test(l) && value.test(l.replace(key, ' ')));
 }

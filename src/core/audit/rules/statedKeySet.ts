@@ -6,7 +6,7 @@
  * object's size or key set (or the whole object) at all.
  */
 import { codeText, text, type PyFunction } from '../../parse/python';
-import { escapeRegExp } from '../../parse/regex';
+import { escapeRegExp, standaloneWord } from '../../parse/regex';
 import { childByField, descendants, type SyntaxNode } from '../../parse/syntax';
 import type { StaticRule } from '../rule';
 import { keyRead } from './answerInInstruction';
@@ -104,6 +104,9 @@ function* assignments(files: readonly TestFile[]): Generator<{ readonly tf: Test
   }
 }
 
+/** The plain function an expression calls (`_load()` → `_load`, `run_tool(a, b)` → `run_tool`). */
+const calleeOf = (expr: string): string | undefined => /^([A-Za-z_]\w*)\(/.exec(expr)?.[1];
+
 /** Module-level helpers that return loaded JSON (`def _load(): return json.loads(...)`), by name. */
 function jsonHelpers(files: readonly TestFile[]): Set<string> {
   return new Set(files.flatMap((tf) => tf.functions.filter((f) => !f.isTest && LOADS.test(codeText(tf.tree, f.body))).map((f) => f.name)));
@@ -119,7 +122,7 @@ function gradedObject(files: readonly TestFile[], instruction: string): { keys: 
   const helpers = jsonHelpers(files);
   const objects = new Set<string>();
   for (const { name, value } of assignments(files)) {
-    const callee = /^([A-Za-z_]\w*)\(/.exec(value)?.[1];
+    const callee = calleeOf(value);
     if (LOADS.test(value) || (callee !== undefined && helpers.has(callee))) objects.add(name);
   }
   // Records inside it: `for row in data["rows"]:`, `for i, row in enumerate(data["rows"]):`,
@@ -144,7 +147,7 @@ function gradedObject(files: readonly TestFile[], instruction: string): { keys: 
       const k = keyRead(tf.tree, n);
       const o = k === undefined ? undefined : readObject(tf, n);
       if (k === undefined || o === undefined || !named(instruction, k)) continue;
-      const call = /^([A-Za-z_]\w*)\(/.exec(o)?.[1];
+      const call = calleeOf(o);
       if (!objects.has(o) && !records.has(o) && !(call !== undefined && helpers.has(call)) && !LOADS.test(o)) continue;
       keys.add(k);
       objects.add(o);
@@ -182,7 +185,7 @@ function blockFrom(text: string): string {
   return lines.slice(0, end).join('\n');
 }
 
-const named = (text: string, key: string): boolean => new RegExp(`(^|[^\\w])${escapeRegExp(key)}([^\\w]|$)`).test(text);
+const named = (text: string, key: string): boolean => standaloneWord(key).test(text);
 
 /**
  * The instruction's sentence that fixes the keys of the object the tests grade: an "exactly these keys"

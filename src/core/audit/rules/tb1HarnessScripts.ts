@@ -28,6 +28,6 @@ export function harnessCommand(ctx: AuditContext, cmd: ShellCommand): readonly s
   if (ctx.task.format !== 'tb1') return undefined;
   const name = sharedScriptOf(cmd);
   const words = name === undefined ? undefined : HARNESS_COMMANDS[name];
-  if (!words || ctx.task.files.includes(`${ctx.testsDir}/${name ?? ''}`)) return undefined;
+  if (name === undefined || !words || ctx.task.files.includes(`${ctx.testsDir}/${name}`)) return undefined;
   return words;
 }
