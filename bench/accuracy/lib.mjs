@@ -79,6 +79,11 @@ export const BLIND20_TASK_SAMPLE = 10;
 // task.yaml, the five by new owners laid out as Terminal-Bench 1 tasks; measured after the twentieth set's
 // fixes. Every task is read.
 export const BLIND21_TASK_SAMPLE = 10;
+// The twenty-second: a seeded order of the first hundred repositories the index lists as holding
+// environment/docker-compose.yaml or solution/solve.py, the seven by new owners whose snapshot holds a
+// task (at most three of one assessment's log-report task); measured after fixes made from the pooled
+// misses of the first twenty-one sets. Every task is read.
+export const BLIND22_TASK_SAMPLE = 10;
 
 /**
  * The corpus sets, each with its own label file (`source`, the reader's random-sample reading),
@@ -109,6 +114,7 @@ export const SETS = [
   { id: 'blind19', title: 'nineteenth blind held-out corpora', source: 'blind19.json', size: HELDOUT_PRECISION_SAMPLE, target: BLIND19_TASK_SAMPLE, cleanAnywhere: true, frozen: 'blind19-blind.json' },
   { id: 'blind20', title: 'twentieth blind held-out corpora', source: 'blind20.json', size: HELDOUT_PRECISION_SAMPLE, target: BLIND20_TASK_SAMPLE, cleanAnywhere: true, frozen: 'blind20-blind.json' },
   { id: 'blind21', title: 'twenty-first blind held-out corpora', source: 'blind21.json', size: HELDOUT_PRECISION_SAMPLE, target: BLIND21_TASK_SAMPLE, cleanAnywhere: true, frozen: 'blind21-blind.json' },
+  { id: 'blind22', title: 'twenty-second blind held-out corpora', source: 'blind22.json', size: HELDOUT_PRECISION_SAMPLE, target: BLIND22_TASK_SAMPLE, cleanAnywhere: true, frozen: 'blind22-blind.json' },
 ];
 
 /** The set a corpora.json entry belongs to: its `set`, else `heldOut: true` (the old form) → heldout, else dev. */
