@@ -116,8 +116,34 @@ export const RECALL_CASES: readonly RuleCase[] = [
     good: { 'task.toml': 'version = "1.0"\n\n[verifier]\ntimeout_sec = 120.0\n\n[agent]\ntimeout_sec = 600.0\n\n[environment]\ndocker_image = "ghcr.io/acme/orders-task:1.2.0"\n' },
   },
   {
+    // A bare local tag (a repository script builds it): no registry holds it, so the environment never starts elsewhere.
+    rule: 'docker-image-shadows-dockerfile', variant: 'local tag', base: 'clean-harbor',
+    bad: { 'task.toml': 'version = "1.0"\n\n[verifier]\ntimeout_sec = 120.0\n\n[agent]\ntimeout_sec = 600.0\n\n[environment]\ndocker_image = "orders-task-env:latest"\n' },
+    // The same image by its registry path: pushed, the intended use.
+    good: { 'task.toml': 'version = "1.0"\n\n[verifier]\ntimeout_sec = 120.0\n\n[agent]\ntimeout_sec = 600.0\n\n[environment]\ndocker_image = "docker.io/acme/orders-task-env:1.0.0"\n' },
+  },
+  {
+    // The environment's base is a tag a generation pipeline builds on its author's machine.
+    rule: 'environment-image-local-base', base: 'clean-harbor',
+    bad: { 'environment/Dockerfile': 'FROM orders-seed-base:3f2a91\nWORKDIR /app\nCOPY data/ /app/data/\n' },
+    good: { 'environment/Dockerfile': 'FROM python:3.12-slim-bookworm\nWORKDIR /app\nCOPY data/ /app/data/\n' },
+  },
+  {
     rule: 'verifier-image-local-base', base: 'clean-harbor',
     bad: { 'task.toml': LOCAL_BASE_TOML, 'tests/Dockerfile': VERIFIER_DOCKER('orders-env') },
     good: { 'task.toml': LOCAL_BASE_TOML, 'tests/Dockerfile': VERIFIER_DOCKER('python:3.12-slim-bookworm') },
+  },
+  {
+    // A sidecar that publishes a fixed host port: the second concurrent trial cannot start.
+    rule: 'concurrent-trials-collide', base: 'clean-harbor',
+    bad: { 'environment/docker-compose.yaml': 'services:\n  api:\n    image: python:3.12-slim-bookworm\n    command: ["python", "-m", "http.server", "8080"]\n    ports:\n      - "8081:8080"\n' },
+    // The container port alone: Docker picks a free host port for each trial.
+    good: { 'environment/docker-compose.yaml': 'services:\n  api:\n    image: python:3.12-slim-bookworm\n    command: ["python", "-m", "http.server", "8080"]\n    ports:\n      - "8080"\n' },
+  },
+  {
+    // A TB1 sidecar with a literal container_name; the client's name comes from the harness.
+    rule: 'concurrent-trials-collide', variant: 'tb1 container_name', base: 'clean-tb1',
+    bad: { 'docker-compose.yaml': GOOD_COMPOSE + '  db:\n    image: postgres:16.4\n    container_name: orders_db\n' },
+    good: { 'docker-compose.yaml': GOOD_COMPOSE + '  db:\n    image: postgres:16.4\n' },
   },
 ];

@@ -234,7 +234,10 @@ export class AuditContext {
   isAgentWritable(p: string): boolean {
     if (p.startsWith('/tests') || p.startsWith('/logs') || p.startsWith('/oracle') || p.startsWith('/solution')) return false;
     const wd = this.workdir();
-    const roots = ['/app', '/workspace', '/home/', '/root', '/tmp', '/srv', '/data', '/mnt', '/code', '/project', wd];
+    // /repo: where images check out the project the agent changes, often set up by a base image, so
+    // no WORKDIR of the task's own names it. /testbed (SWE-bench's checkout) stays out: there the
+    // project's own suite run in place is the benchmark's design, not a planted-file hole.
+    const roots = ['/app', '/workspace', '/home/', '/root', '/tmp', '/srv', '/data', '/mnt', '/code', '/project', '/repo', wd];
     return roots.some((r) => r !== '/' && (p === r || p.startsWith(r.endsWith('/') ? r : `${r}/`)));
   }
 

@@ -20,13 +20,14 @@ import { testImportsOutsideEnv } from './rules/uvxImports';
 import { agentUserMissing } from './rules/agentUser';
 import { baseImageInvalidReference } from './rules/imageReference';
 import { testPathUnmounted } from './rules/testPathUnmounted';
+import { concurrentTrialsCollide } from './rules/composeCollisions';
 import { answerInInstruction } from './rules/answerInInstruction';
 import { statedKeySetUnchecked } from './rules/statedKeySet';
 import { dockerImageShadowsDockerfile } from './rules/prebuiltImage';
 import { scoredFieldNotInSchema } from './rules/schemaFields';
 import { sourceTextGrading } from './rules/sourceText';
 import { downloadWithoutFail, solutionFetchesFix, unversionedDownloadUrl } from './rules/downloads';
-import { verifierImageLocalBase } from './rules/verifierImage';
+import { verifierImageLocalBase, environmentImageLocalBase } from './rules/verifierImage';
 import { mergeConflictMarkers } from './rules/mergeMarkers';
 import { malformedDataFile } from './rules/malformedData';
 import { solutionPathMissing, verifierReadsSolution } from './rules/oracleOnlyPaths';
@@ -86,6 +87,7 @@ export const STATIC_RULES: readonly StaticRule[] = [
   downloadWithoutFail,
   unversionedDownloadUrl,
   verifierImageLocalBase,
+  environmentImageLocalBase,
   image.outputAlreadyInImage,
   image.tb1TerminalToolsMissing,
   tb1ComposeWithoutHarnessName,
@@ -103,6 +105,7 @@ export const STATIC_RULES: readonly StaticRule[] = [
   testImportsOutsideEnv,
   agentUserMissing,
   harborComposeWithoutMain,
+  concurrentTrialsCollide,
   baseImageInvalidReference,
   testPathUnmounted,
   answerInInstruction,

@@ -4,7 +4,7 @@ import type { StaticRule } from '../rule';
 import { escapeRegExp } from '../../parse/regex';
 
 /** The task's compose file, its text and its `services` map; undefined when there is none or it does not parse. */
-function composeServices(ctx: AuditContext): { file: string; text: string; services: Record<string, unknown> } | undefined {
+export function composeServices(ctx: AuditContext): { file: string; text: string; services: Record<string, unknown> } | undefined {
   const file = ctx.task.environment.composeFile;
   const text = ctx.text(file);
   if (!file || text === undefined) return undefined;

@@ -1,7 +1,8 @@
 /**
- * A verifier image (Harbor's `tests/Dockerfile` for a separate verifier, a compose service) built FROM
- * a bare local tag that nothing in the task builds: on a fresh machine `docker build` looks the name up
- * on Docker Hub as an official image, finds none, and the verifier never starts.
+ * An image of the task (the environment's Dockerfile; Harbor's `tests/Dockerfile` for a separate
+ * verifier, a compose service) built FROM a bare local tag that nothing in the task builds: on a fresh
+ * machine `docker build` looks the name up on Docker Hub as an official image, finds none, and the
+ * image never builds.
  */
 import { parseDockerfile } from '../../parse/dockerfile';
 import { parseYamlShared } from '../../parse/yamlShared';
@@ -21,7 +22,7 @@ const OFFICIAL = new Set(('adminer aerospike almalinux alpine alt amazoncorretto
   + 'znc zookeeper centos nats-streaming').split(' '));
 
 /** A bare, unqualified image name (no registry, no namespace) that Docker Hub's library does not have. */
-function localTag(image: string): string | undefined {
+export function localTag(image: string): string | undefined {
   if (!image || image.includes('$') || image.includes('/')) return undefined;
   const name = image.replace(/@.*$/, '').replace(/:[^:]*$/, '').toLowerCase();
   return OFFICIAL.has(name) ? undefined : name;
@@ -55,8 +56,8 @@ export const verifierImageLocalBase: StaticRule = {
     const compose = ctx.task.environment.composeFile;
     const composeText = ctx.text(compose);
     const { built, services } = builtByCompose(composeText);
-    // A base the environment image also starts from is a repository's shared base, built by its own
-    // scripts (a convention of the dataset): not a tag the task forgot to build.
+    // A base the environment image also starts from is the dataset's shared base: environment-image-local-base
+    // reports it once, at the environment's FROM.
     const envBases = new Set((ctx.dockerfile()?.froms ?? []).map((f) => f.image.replace(/@.*$/, '').replace(/:[^:]*$/, '').toLowerCase()));
     // The task's own environment image (`docker_image`): the verifier built on it stands or falls with the environment.
     const envImage = localTag(ctx.task.environment.dockerImage ?? '');
@@ -85,6 +86,34 @@ export const verifierImageLocalBase: StaticRule = {
       yield {
         file: compose, ...(at >= 0 ? { range: ctx.range(compose, at, at + s.image.length) } : {}),
         message: `The service \`${name}\` runs \`${s.image}\`, a bare local tag that no service of the compose file builds: on a fresh machine compose pulls it from Docker Hub's library, finds none, and the task does not start. Add a \`build:\` for it, or name a published image.`,
+      };
+    }
+  },
+};
+
+/**
+ * The environment's own Dockerfile starting FROM a bare local tag: a base a dataset's generation
+ * pipeline or setup script builds on its author's machine (`tb-seed-tabulate:bf58e3`,
+ * `rl-exploits-foundry-core:latest`). Nothing in the task builds it, no registry holds it, so on any
+ * other machine the environment never builds and every trial, the reference solution's included, is
+ * an infrastructure error. A stage of the same file, a tag a compose service of the task builds, and
+ * template placeholders (`{base_image}`) are left alone.
+ */
+export const environmentImageLocalBase: StaticRule = {
+  id: 'environment-image-local-base', class: 'invalidity', severity: 'warning',
+  title: 'The environment image is built FROM a local tag that nothing in the task builds',
+  *check(ctx) {
+    const file = ctx.task.environment.dockerfile;
+    const df = ctx.dockerfile();
+    if (file === undefined || !df) return;
+    const { built } = builtByCompose(ctx.text(ctx.task.environment.composeFile));
+    const stages = new Set(df.froms.map((f) => f.stage?.toLowerCase()).filter((s): s is string => !!s));
+    for (const from of df.froms) {
+      const name = localTag(from.image);
+      if (!name || /[{}<>]/.test(from.image) || stages.has(name) || built.has(name)) continue;
+      yield {
+        file, range: from.imageRange ?? from.instruction.range,
+        message: `The environment image starts FROM \`${from.image}\`, a bare local tag that nothing in the task builds and no registry holds: on a machine where nobody built that tag by hand, Docker looks for an official image of that name, finds none, and the environment never builds, so every trial (the reference solution's too) fails before it starts. Start from a published image, build the base in this Dockerfile (a first stage), or push it and name it with its registry path.`,
       };
     }
   },
