@@ -24,6 +24,13 @@ void describe('concurrent-trials-collide: fixed names taken from the Docker host
     const free = '  api:\n    image: python:3.12-slim-bookworm\n    container_name: ${PROJECT_NAME}-api\n    ports:\n      - "8080"\n      - 9000\n      - "${API_PORT}:8080"\n      - "8100-8110:80"\n    expose:\n      - "7000"\n';
     assert.deepEqual(await findingsOf('clean-harbor', harbor(free), RULE), []);
   });
+  void it('Terminal-Bench 1: a sidecar\'s literal name is reported; a file with no service named by the harness is tb1-compose-without-harness-name\'s', async () => {
+    const client = 'services:\n  client:\n    build:\n      dockerfile: Dockerfile\n    image: ${T_BENCH_TASK_DOCKER_CLIENT_IMAGE_NAME}\n    container_name: ${T_BENCH_TASK_DOCKER_CLIENT_CONTAINER_NAME}\n';
+    const db = '  db:\n    image: postgres:16.4\n    container_name: orders_db\n';
+    assert.deepEqual(await findingsOf('clean-tb1', { 'docker-compose.yaml': client + db }, RULE), ['concurrent-trials-collide warning 9']);
+    const own = 'services:\n  sandbox:\n    build: .\n    container_name: orders_task\n    ports:\n      - "8888:8888"\n';
+    assert.deepEqual(await findingsOf('clean-tb1', { 'docker-compose.yaml': own }, [...RULE, 'tb1-compose-without-harness-name']), ['concurrent-trials-collide warning 6', 'tb1-compose-without-harness-name warning 2']);
+  });
   void it('a compose file Harbor does not read (the agent\'s material) is not judged', async () => {
     assert.deepEqual(await findingsOf('clean-harbor', { 'environment/app/docker-compose.yml': 'services:\n  web:\n    image: nginx:1.27\n    ports:\n      - "8080:80"\n' }, RULE), []);
   });

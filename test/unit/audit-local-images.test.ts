@@ -31,9 +31,9 @@ void describe('the project checked out in /repo is the agent\'s to write', () =>
 
 void describe('environment-image-local-base: a base only the author\'s machine has', () => {
   const RULES = ['environment-image-local-base', 'verifier-image-local-base'];
-  void it('FROM a bare tag that is no official image, no stage and built by nothing in the task: reported at the image name', async () => {
+  void it('FROM a bare tag that is no official image, no stage and built by nothing in the task: a note at the image name (repositories often build such bases with their own scripts)', async () => {
     const df = 'FROM tb-seed-tabulate:bf58e37e6b35\nCOPY broken.patch /tmp/broken.patch\n';
-    assert.deepEqual(await findingsOf('clean-harbor', { 'environment/Dockerfile': df, 'environment/broken.patch': '' }, RULES), ['environment-image-local-base warning 1']);
+    assert.deepEqual(await findingsOf('clean-harbor', { 'environment/Dockerfile': df, 'environment/broken.patch': '' }, RULES), ['environment-image-local-base info 1']);
   });
   void it('a verifier image on the same base is not reported a second time', async () => {
     const files = {
@@ -41,7 +41,7 @@ void describe('environment-image-local-base: a base only the author\'s machine h
       'tests/Dockerfile': 'FROM rl-exploits-foundry-core:latest\nCOPY test.sh /tests/test.sh\n',
       'task.toml': 'version = "1.0"\n\n[verifier]\ntimeout_sec = 120.0\nenvironment_mode = "separate"\n\n[agent]\ntimeout_sec = 600.0\n',
     };
-    assert.deepEqual(await findingsOf('clean-harbor', files, RULES), ['environment-image-local-base warning 1']);
+    assert.deepEqual(await findingsOf('clean-harbor', files, RULES), ['environment-image-local-base info 1']);
   });
   void it('an official image, a namespaced or registry image, an earlier stage, an ARG and a template placeholder are left alone', async () => {
     const staged = 'ARG BASE=python:3.12-slim-bookworm\nFROM golang:1.23 AS build\nRUN go version\nFROM build AS tools\nFROM ${BASE}\nFROM ghcr.io/acme/base:1.0\nFROM acme/base:1.0\nFROM {base_image}\nFROM python:3.12-slim-bookworm\n';

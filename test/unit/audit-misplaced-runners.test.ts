@@ -73,6 +73,12 @@ void describe('a misplaced verifier or solution is audited where it stands', () 
     assert.deepEqual(await placed({ 'environment/Dockerfile': null, 'environment/data/orders.csv': null, 'Environment': 'FROM python:3.12-slim-bookworm\n' }, ['missing-environment']), ['missing-environment Environment -']);
   });
 
+  void it('a solution in another language where solve.sh belongs (`solution/solve.py` alone) carries the finding', async () => {
+    assert.deepEqual(await placed({ 'solution/solve.sh': null, 'solution/solve.py': 'import json\nprint(json.dumps({"total": 3}))\n' }, ['missing-solution']), ['missing-solution solution/solve.py -']);
+    // Data beside it is not a solution script: with nothing named like one, the finding stays on task.toml.
+    assert.deepEqual(await placed({ 'solution/solve.sh': null, 'solution/expected.json': '{}\n' }, ['missing-solution']), ['missing-solution task.toml -']);
+  });
+
   void it('the task model keeps the harness\'s paths: nothing runs the misplaced script', async () => {
     const dir = await makeTask('clean-harbor', { ...MOVED, 'environment/tests/test.sh': ERREXIT_PYTEST });
     try {

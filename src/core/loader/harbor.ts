@@ -187,7 +187,10 @@ export async function loadHarbor(id: string, files: TaskFiles, fileList: readonl
   let misplacedSolution: string | undefined;
   if (!has(solveFile)) {
     const expected = `no reference solution (${solveFile}): the task runs without one, but the oracle cannot prove it solvable`;
-    const astray = stepDir ? undefined : misplaced(fileList, solveName) ?? ['solve.sh', 'solution.sh'].find(has) ?? sameButCase(fileList, 'solve.sh') ?? sameButCase(fileList, solveName);
+    // A solution in another language in its place (`solution/solve.py` alone): the finding goes on it,
+    // since Harbor's oracle runs only the entry script.
+    const astray = stepDir ? undefined : misplaced(fileList, solveName) ?? ['solve.sh', 'solution.sh'].find(has) ?? sameButCase(fileList, 'solve.sh') ?? sameButCase(fileList, solveName)
+      ?? fileList.find((f) => /^solution\/(solve|solution|oracle)\.\w+$/.test(f));
     misplacedSolution = astray;
     if (astray) problems.add('missing-solution', astray, undefined, `${expected}; this ${astray.split('/').pop()} is not it: Harbor runs ${solveName} from the task folder`);
     else problems.add('missing-solution', CONFIG, tableRange('solution'), expected);

@@ -42,11 +42,17 @@ function bindings(ctx: AuditContext): { file: string; found: Binding[] } | undef
   if (!parsed) return undefined;
   const { text } = parsed;
   const found: Binding[] = [];
+  // A Terminal-Bench 1 compose file none of whose services takes the harness's container name cannot
+  // start a single trial (tb1-compose-without-harness-name): its literal names are that rule's finding.
+  const harnessNamed = ctx.task.format !== 'tb1' || Object.values(parsed.services).some((s) => {
+    const cn = (s as { container_name?: unknown } | null)?.container_name;
+    return typeof cn === 'string' && cn.includes('$');
+  });
   for (const [service, raw] of Object.entries(parsed.services)) {
     if (!raw || typeof raw !== 'object') continue;
     const svc = raw as { container_name?: unknown; ports?: unknown };
     // A name built from a variable is the harness's (TB1 passes the agent container's name in).
-    if (typeof svc.container_name === 'string' && !svc.container_name.includes('$')) {
+    if (harnessNamed && typeof svc.container_name === 'string' && !svc.container_name.includes('$')) {
       const at = keyOffset(text, service, /^[ \t]*container_name\s*:/m);
       if (at >= 0) found.push({ service, what: `container_name \`${svc.container_name}\``, at, length: 'container_name'.length });
     }

@@ -32,8 +32,11 @@ export const dockerImageShadowsDockerfile: StaticRule = {
     const m = /^\s*docker_image\s*=.*$/m.exec(text);
     yield {
       file, ...(m ? { range: ctx.range(file, m.index + (m[0].length - m[0].trimStart().length), m.index + m[0].length) } : {}),
+      // A bare local tag is often built by the repository's own runner before every run (judged
+      // 0 of 4 defects on real tasks): a note that the task is not self-contained, not a warning.
+      ...(local ? { severity: 'info' as const } : {}),
       message: local
-        ? `\`docker_image = "${image}"\` is a bare local tag that no registry holds, and Harbor runs a configured docker_image instead of building ${dfFile(ctx)}: Docker looks the name up as an official image, finds none, and the environment never starts on a machine where nobody built that tag by hand. Remove docker_image so Harbor builds the Dockerfile, or push the image and name it with its registry path.`
+        ? `\`docker_image = "${image}"\` is a bare local tag that no registry holds, and Harbor runs a configured docker_image instead of building ${dfFile(ctx)}: Docker looks the name up as an official image, finds none, and the environment never starts on a machine where nobody built that tag by hand (a repository script that builds it first is outside what Harbor runs). Remove docker_image so Harbor builds the Dockerfile, or push the image and name it with its registry path.`
         : `\`docker_image = "${image}"\` is a stock image, and Harbor runs a configured docker_image as it is: ${dfFile(ctx)} (${setUp.length} RUN/COPY/ADD line${setUp.length > 1 ? 's' : ''}) is built only under --force-build, so what it sets up never reaches the agent or the reference solution. Remove docker_image, or point it at an image built from this Dockerfile.`,
     };
   },

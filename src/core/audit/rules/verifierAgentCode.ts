@@ -62,7 +62,7 @@ export const pytestCollectionHijack: StaticRule = {
         // `python -m pytest` puts the current folder first on sys.path: a planted pytest.py there *is* pytest.
         const viaModule = /^python(3(\.\d+)?)?$/.test(words[0] ?? '') && pythonModule(words) === 'pytest';
         if (viaModule && cwdWritable && !safePath(ctx, file, cmd, words)) {
-          yield { file, range: pytestRange(ctx, file, cmd), message: `\`python -m pytest\` runs in ${cwd}, which the agent can write: Python imports modules from the current folder first, so a planted ${cwd}/pytest.py replaces pytest and can exit 0 without running a test (--noconftest does not prevent it). Run the \`pytest\` entry point, \`cd /tests\` first, or use \`python -P -m pytest\`.` };
+          yield { file, range: pytestRange(ctx, file, cmd), message: `\`python -m pytest\` runs in ${cwd}, which the agent can write: Python imports modules from the current folder first, so a planted ${cwd}/pytest.py replaces pytest and can exit 0 without running a test (--noconftest does not prevent it). Run the \`pytest\` entry point, \`cd /tests\` first, or use \`python -P -m pytest\`, and keep the folder off PYTHONPATH.` };
           continue;
         }
         if (noConftest && ownConfig) continue;
