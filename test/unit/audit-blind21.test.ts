@@ -50,6 +50,16 @@ void describe('the working folder after `cd "$(dirname "$0")"` in a Harbor verif
     assert.deepEqual(await findingsOf('clean-harbor', { 'tests/test.sh': sh('') }, ['pytest-collection-hijack']), ['pytest-collection-hijack warning 3']);
     assert.deepEqual(await findingsOf('clean-harbor', { 'tests/test.sh': sh('--noconftest -c /dev/null ') }, ['pytest-collection-hijack']), []);
   });
+  void it('the quiet forms of the idiom (`cd … >/dev/null 2>&1 && pwd -P`), also through a variable, are the same folder', async () => {
+    const own = '$(cd "$(dirname "${BASH_SOURCE[0]}")" >/dev/null 2>&1 && pwd -P)';
+    const direct = `#!/bin/bash\ncd "${own}"\npytest test_outputs.py -rA\n${reward}`;
+    assert.deepEqual(await findingsOf('clean-harbor', { 'tests/test.sh': direct }, ['pytest-collection-hijack']), ['pytest-collection-hijack warning 3']);
+    const viaVar = `#!/bin/bash\nHERE="${own}"\npytest "$HERE/test_outputs.py" -rA\n${reward}`;
+    assert.deepEqual(await findingsOf('clean-harbor', { 'tests/test.sh': viaVar }, ['pytest-collection-hijack']), ['pytest-collection-hijack warning 3']);
+    // `$(dirname "$0")/..` is the folder above: not the verifier's own tests.
+    const above = `#!/bin/bash\nROOT="$(dirname "$0")/.."\npytest "$ROOT/test_outputs.py" -rA\n${reward}`;
+    assert.deepEqual(await findingsOf('clean-harbor', { 'tests/test.sh': above }, ['pytest-collection-hijack']), []);
+  });
 });
 
 void describe('missing-tests: a test file left at the task root is where the fix goes', () => {

@@ -195,6 +195,12 @@ export function downloadOf(cmd: ShellCommand): { kind: 'fetch' | 'clone'; url: s
   return undefined;
 }
 
+/**
+ * Programs whose first operand is a script or program file they run (`python3 solve.py`, `bash build.sh`,
+ * `java -jar app.jar`): one list for every rule that asks which file a command runs.
+ */
+export const SCRIPT_INTERPRETER = /^(python[\d.]*|bash|sh|node|Rscript|ruby|perl|java)$/;
+
 /** Interpreter options that take a value (`python3 -W error -X dev -m pytest`). */
 const PYTHON_VALUE_OPTIONS = new Set(['-W', '-X', '-Q', '--check-hash-based-pycs']);
 

@@ -5,6 +5,7 @@
 import type { ShellCommand, ShellScript, ShellWord } from '../../parse/shell';
 import type { AuditContext } from '../context';
 import type { Report, StaticRule } from '../rule';
+import { SCRIPT_INTERPRETER } from './commands';
 import { imageFills, madeByImage } from './imageLayout';
 import { resolveWord, workingDirAt } from './workingDir';
 
@@ -67,10 +68,8 @@ export const verifierReadsSolution: StaticRule = {
 };
 
 /** Commands that run or read the file named by their arguments (`python3 X`, `bash X`, `cp X dest`). */
-const RUNS_OR_READS = /^(python[\d.]*|bash|sh|node|Rscript|ruby|perl|source|\.|cat|cp|install)$/;
-
-/** Interpreters whose first operand is a script file they run (`python3 solution.py`, `bash build.sh`). */
-const RUNS_SCRIPT = /^(python[\d.]*|bash|sh|node|Rscript|ruby|perl)$/;
+const READS = /^(source|\.|cat|cp|install)$/;
+const runsOrReads = (name: string): boolean => SCRIPT_INTERPRETER.test(name) || READS.test(name);
 /** A script file by its extension. */
 const SCRIPT_FILE = /^[\w.@+-][\w./@+-]*\.(py|sh|js|mjs|cjs|R|rb|pl)$/;
 
@@ -79,7 +78,7 @@ const SCRIPT_FILE = /^[\w.@+-][\w./@+-]*\.(py|sh|js|mjs|cjs|R|rb|pl)$/;
  * operand, when no option before it says the program comes from elsewhere (`-m`, `-c`, `-e`).
  */
 function relativeScript(cmd: ShellCommand): ShellWord | undefined {
-  if (!RUNS_SCRIPT.test(cmd.name)) return undefined;
+  if (!SCRIPT_INTERPRETER.test(cmd.name)) return undefined;
   for (const a of cmd.args) {
     if (a.value.startsWith('-')) {
       if (/^-([mce]|-command|-eval)$/.test(a.value)) return undefined;
@@ -107,7 +106,7 @@ export const solutionPathMissing: StaticRule = {
     if (own.size === 0) return;
     for (const cmd of script.commands) {
       const args = cmd.args.map((a) => a.value);
-      const words = RUNS_OR_READS.test(cmd.name) ? (cmd.name === 'cp' || cmd.name === 'install' ? args.slice(0, -1) : args) : [cmd.name];
+      const words = runsOrReads(cmd.name) ? (cmd.name === 'cp' || cmd.name === 'install' ? args.slice(0, -1) : args) : [cmd.name];
       for (const w of words) {
         if (!w.startsWith('/') || w.includes('$') || w === '/solution' || w.startsWith('/solution/')) continue;
         const name = w.slice(w.lastIndexOf('/') + 1);

@@ -5,7 +5,7 @@ import type { StaticRule } from '../rule';
 import { isPytestCommand, isTestCommand, pythonModule } from './commands';
 import { imageFills } from './imageLayout';
 import { harnessCommand } from './tb1HarnessScripts';
-import { pathOfWord, resolveWord, workingDirAt } from './workingDir';
+import { isOwnFolderIdiom, pathOfWord, resolveWord, workingDirAt } from './workingDir';
 import { cmdRange, pytestRange, scripts } from './verifierShared';
 
 /** pytest options that take a separate value word (so the value is not read as a path to collect). */
@@ -108,7 +108,7 @@ function scriptDirWord(text: string, word: string): string {
   const m = /^\$\{?([A-Za-z_]\w*)\}?(\/.*)?$/.exec(word);
   if (!m || m[1] === 'TEST_DIR') return word;
   const assign = new RegExp(`^\\s*(?:export\\s+|readonly\\s+|local\\s+)?${m[1]}=(.*)$`, 'm').exec(text)?.[1] ?? '';
-  if (/dirname\b[^\n]*(\$0|BASH_SOURCE)/.test(assign)) return `/tests${m[2] ?? ''}`;
+  if (isOwnFolderIdiom(assign)) return `/tests${m[2] ?? ''}`;
   const abs = /^["']?(\/[\w./-]*)["']?\s*$/.exec(assign)?.[1];
   return abs ? `${abs.replace(/\/+$/, '')}${m[2] ?? ''}` : word;
 }

@@ -3,7 +3,7 @@ import type { Fix, RelatedLocation } from '../../model/finding';
 import { effectiveWords, errexitSetAt, optionsAt, type ShellCommand, type ShellScript } from '../../parse/shell';
 import type { AuditContext } from '../context';
 import type { StaticRule } from '../rule';
-import { installOf, isPytestCommand, isTestCommand, rewardWriteOf } from './commands';
+import { SCRIPT_INTERPRETER, installOf, isPytestCommand, isTestCommand, rewardWriteOf } from './commands';
 import { pathOfWord, resolveWord, workingDirAt } from './workingDir';
 import { HARBOR_REWARD, cmdRange, scripts } from './verifierShared';
 
@@ -195,7 +195,7 @@ function isCheck(cmd: ShellCommand): boolean {
 function runsAgentProgram(ctx: AuditContext, script: ShellScript, cmd: ShellCommand): boolean {
   if (isTestCommand(cmd)) return false;
   const w = cmd.args.map((a) => a.value);
-  const interpreter = /^(python[\d.]*|node|bash|sh|ruby|perl|java)$/.test(cmd.name ?? '');
+  const interpreter = SCRIPT_INTERPRETER.test(cmd.name ?? '');
   const target = interpreter ? w.find((x) => !x.startsWith('-')) : cmd.name;
   // `python3 -m mod`, `python3 -c CODE`, `java -jar x.jar` (the jar is the target): only a path counts.
   if (target === undefined || (interpreter && w.some((x) => x === '-c' || x === '-m' || x === '-e'))) return false;

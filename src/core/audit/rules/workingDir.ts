@@ -58,13 +58,21 @@ export function workingDirAt(ctx: AuditContext, script: ShellScript, cmd: ShellC
 
 /** `$(dirname "$0")`, `$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)`: the running script's own folder. */
 const DIRNAME = '\\$\\(dirname\\s+"?(?:\\$0|\\$\\{?BASH_SOURCE(?:\\[0\\])?\\}?)"?\\)';
-const OWN_FOLDER = new RegExp(`^(?:${DIRNAME}|\\$\\(cd\\s+"?${DIRNAME}"?\\s*&&\\s*pwd\\))`);
+// `cd … >/dev/null 2>&1 && pwd -P` is the same folder.
+const OWN_FOLDER = new RegExp(`^(?:${DIRNAME}|\\$\\(cd\\s+"?${DIRNAME}"?(?:\\s+[\\d&]*>+&?\\s*\\S+)*\\s*&&\\s*pwd(?:\\s+-P)?\\))`);
 
 /**
  * A word that starts with the script-folder idiom, with the folder the harness runs the script from
  * in its place: a verifier script under the tests folder runs from /tests (Harbor uploads tests/ there
  * and runs `bash /tests/test.sh`). Other scripts, and other words, are returned as they are.
  */
+/** Whether a value is the script-folder idiom itself (`$(dirname "$0")`, `"$(cd "$(dirname "$0")" && pwd)"`). */
+export function isOwnFolderIdiom(value: string): boolean {
+  const v = value.trim().replace(/^"(.*)"$/, '$1');
+  const m = OWN_FOLDER.exec(v);
+  return m !== null && m[0].length === v.length;
+}
+
 function ownFolderWord(ctx: AuditContext, script: ShellScript, word: string): string {
   const m = OWN_FOLDER.exec(word);
   if (!m || ctx.task.format !== 'harbor') return word;
