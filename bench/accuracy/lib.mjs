@@ -84,6 +84,10 @@ export const BLIND21_TASK_SAMPLE = 10;
 // task (at most three of one assessment's log-report task); measured after fixes made from the pooled
 // misses of the first twenty-one sets. Every task is read.
 export const BLIND22_TASK_SAMPLE = 10;
+// The twenty-third: a seeded order of public listings of repository names containing "snorkel", "tb-task",
+// "-tb-" and "terminal-task" (new owners only): the one whose snapshot could be fetched holds 25 Harbor
+// tasks; measured after the twenty-second set's fixes. Ten tasks read (the task sample).
+export const BLIND23_TASK_SAMPLE = 10;
 
 /**
  * The corpus sets, each with its own label file (`source`, the reader's random-sample reading),
@@ -115,6 +119,7 @@ export const SETS = [
   { id: 'blind20', title: 'twentieth blind held-out corpora', source: 'blind20.json', size: HELDOUT_PRECISION_SAMPLE, target: BLIND20_TASK_SAMPLE, cleanAnywhere: true, frozen: 'blind20-blind.json' },
   { id: 'blind21', title: 'twenty-first blind held-out corpora', source: 'blind21.json', size: HELDOUT_PRECISION_SAMPLE, target: BLIND21_TASK_SAMPLE, cleanAnywhere: true, frozen: 'blind21-blind.json' },
   { id: 'blind22', title: 'twenty-second blind held-out corpora', source: 'blind22.json', size: HELDOUT_PRECISION_SAMPLE, target: BLIND22_TASK_SAMPLE, cleanAnywhere: true, frozen: 'blind22-blind.json' },
+  { id: 'blind23', title: 'twenty-third blind held-out corpora', source: 'blind23.json', size: HELDOUT_PRECISION_SAMPLE, target: BLIND23_TASK_SAMPLE, cleanAnywhere: true, frozen: 'blind23-blind.json' },
 ];
 
 /** The set a corpora.json entry belongs to: its `set`, else `heldOut: true` (the old form) → heldout, else dev. */
