@@ -2,7 +2,8 @@
  * Pooled misses of the twenty-one blind sets (bench/accuracy/labels/blind*.json, read together), in the
  * style of what was read: a generated SWE-style task whose base image checks the project out in /repo
  * (so no WORKDIR of the task names it) and whose verifier runs `python -m pytest` there through xargs;
- * environment images built FROM a base only the author's pipeline builds (`tb-seed-…`, `rl-exploits-…-core`).
+ * environment images built FROM a base only the author's pipeline builds (`tb-seed-…`, `rl-exploits-…-core`);
+ * and (the twenty-third set) a verifier that only syntax-checks the agent's module before grading it.
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
@@ -50,5 +51,17 @@ void describe('environment-image-local-base: a base only the author\'s machine h
   void it('a tag a compose service of the task builds is the task\'s own', async () => {
     const compose = 'services:\n  base:\n    build:\n      context: ./base\n    image: orders-base\n  main:\n    build:\n      context: ${CONTEXT_DIR}\n    image: ${MAIN_IMAGE_NAME}\n    depends_on:\n      - base\n';
     assert.deepEqual(await findingsOf('clean-harbor', { 'environment/Dockerfile': 'FROM orders-base\nRUN mkdir -p /app\n', 'environment/docker-compose.yaml': compose, 'environment/base/Dockerfile': 'FROM python:3.12-slim-bookworm\n' }, ['environment-image-local-base']), []);
+  });
+});
+
+void describe('verifier-runs-agent-writable-code: a syntax check runs nothing', () => {
+  const RULE = ['verifier-runs-agent-writable-code'];
+  const verifier = (check: string): string => `#!/bin/bash\nmkdir -p /logs/verifier\necho 0 > /logs/verifier/reward.txt\n${check} || exit 0\npytest --noconftest -c /dev/null -rA /tests/test_outputs.py\nif [ $? -eq 0 ]; then echo 1 > /logs/verifier/reward.txt; fi\n`;
+  void it('`node --check /app/src/verifier.js` and `bash -n /app/run.sh` only parse the agent\'s file', async () => {
+    assert.deepEqual(await findingsOf('clean-harbor', { 'tests/test.sh': verifier('node --check /app/src/verifier.js') }, RULE), []);
+    assert.deepEqual(await findingsOf('clean-harbor', { 'tests/test.sh': verifier('bash -n /app/run.sh') }, RULE), []);
+  });
+  void it('running the agent\'s checker file is still reported', async () => {
+    assert.deepEqual(await findingsOf('clean-harbor', { 'tests/test.sh': verifier('node /app/src/verifier.js') }, RULE), ['verifier-runs-agent-writable-code warning 4']);
   });
 });

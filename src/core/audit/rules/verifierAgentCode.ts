@@ -206,6 +206,9 @@ function scriptTarget(w: readonly string[], cmd: ShellCommand): string | undefin
     const opts = w.slice(1, first < 0 ? undefined : first + 1);
     const inline = n === 'node' ? /^(-e|-p|--eval|--print)$/ : /^-[A-Za-z]*c[A-Za-z]*$/;
     if (opts.some((x) => inline.test(x))) return undefined;
+    // `node --check f.js`, `bash -n f.sh`: a syntax check, nothing in the file runs.
+    const syntaxOnly = n === 'node' ? /^(-c|--check)$/ : /^-[A-Za-z]*n[A-Za-z]*$/;
+    if (opts.some((x) => syntaxOnly.test(x))) return undefined;
     return w.slice(1).find((x) => !x.startsWith('-'));
   }
   return cmd.nameWord.value.includes('/') ? cmd.nameWord.value : undefined;
