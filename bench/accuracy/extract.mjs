@@ -3,12 +3,15 @@
 // plain files under a corpus folder, so the audit reads real tasks without their text entering this
 // repository. A snapshot may list its largest blobs without holding them: those are written as
 // empty files and listed in `<out>/.absent-files` so the bench can ignore findings about them.
-// Usage: node bench/accuracy/extract.mjs GITDIR OUTDIR
+// Usage: node bench/accuracy/extract.mjs GITDIR OUTDIR [PATH ...]
+// With PATHs, only the files under those folders are laid out (a dataset repository of thousands of
+// tasks registered by a sample of its task folders).
 import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 
-const [gitDir, outDir] = process.argv.slice(2);
+const [gitDir, outDir, ...only] = process.argv.slice(2);
+const wanted = (file) => only.length === 0 || only.some((p) => file === p || file.startsWith(`${p.replace(/\/+$/, '')}/`));
 if (!gitDir || !outDir) { console.error('usage: extract.mjs GITDIR OUTDIR'); process.exit(2); }
 
 const tree = spawnSync('git', ['--git-dir', gitDir, 'ls-tree', '-r', '-z', '--full-tree', 'HEAD'], { maxBuffer: 1 << 30 });
@@ -19,7 +22,8 @@ for (const rec of tree.stdout.toString('utf8').split('\0')) {
   const tab = rec.indexOf('\t');
   const [mode, type, sha] = rec.slice(0, tab).split(' ');
   if (type !== 'blob') continue; // submodules (commit) have no content here
-  entries.push({ mode, sha, file: rec.slice(tab + 1) });
+  const file = rec.slice(tab + 1);
+  if (wanted(file)) entries.push({ mode, sha, file });
 }
 
 const root = path.resolve(outDir);

@@ -88,6 +88,10 @@ export const BLIND22_TASK_SAMPLE = 10;
 // "-tb-" and "terminal-task" (new owners only): the one whose snapshot could be fetched holds 25 Harbor
 // tasks; measured after the twenty-second set's fixes. Ten tasks read (the task sample).
 export const BLIND23_TASK_SAMPLE = 10;
+// The twenty-fourth: a dataset repository read as a sample: 60 task folders, in a seeded order, of the
+// 14,600-task generated Harbor set `datasets/tmax` of PrimeIntellect-ai/research-tasks (laid out only there,
+// `extractPaths`); measured after the twenty-third set's fixes. Ten tasks read (the task sample).
+export const BLIND24_TASK_SAMPLE = 10;
 
 /**
  * The corpus sets, each with its own label file (`source`, the reader's random-sample reading),
@@ -120,6 +124,7 @@ export const SETS = [
   { id: 'blind21', title: 'twenty-first blind held-out corpora', source: 'blind21.json', size: HELDOUT_PRECISION_SAMPLE, target: BLIND21_TASK_SAMPLE, cleanAnywhere: true, frozen: 'blind21-blind.json' },
   { id: 'blind22', title: 'twenty-second blind held-out corpora', source: 'blind22.json', size: HELDOUT_PRECISION_SAMPLE, target: BLIND22_TASK_SAMPLE, cleanAnywhere: true, frozen: 'blind22-blind.json' },
   { id: 'blind23', title: 'twenty-third blind held-out corpora', source: 'blind23.json', size: HELDOUT_PRECISION_SAMPLE, target: BLIND23_TASK_SAMPLE, cleanAnywhere: true, frozen: 'blind23-blind.json' },
+  { id: 'blind24', title: 'twenty-fourth blind held-out corpora', source: 'blind24.json', size: HELDOUT_PRECISION_SAMPLE, target: BLIND24_TASK_SAMPLE, cleanAnywhere: true, frozen: 'blind24-blind.json' },
 ];
 
 /** The set a corpora.json entry belongs to: its `set`, else `heldOut: true` (the old form) → heldout, else dev. */

@@ -5,9 +5,9 @@
 // sample, clean-task quietness and the outside judgement of terminal-bench-qc's fixtures.
 //   npm run build && node bench/accuracy/run.mjs [--help] [--corpus DIR] [--rules a,b] [--sample-out FILE]
 //       [--tasks-out FILE] [--recall-out FILE] [--reuse] [--jobs N] [--write]
-//       [--set dev|heldout|blind2|blind3|blind4|blind5|blind6|blind7|blind8|blind9|blind10|blind11|blind12|blind13|blind14|blind15|blind16|blind17|blind18|blind19|blind20|blind21|blind22|blind23|all] [--write-blind [--blind-notes FILE] [--audited-at COMMIT]]
+//       [--set dev|heldout|blind2|blind3|blind4|blind5|blind6|blind7|blind8|blind9|blind10|blind11|blind12|blind13|blind14|blind15|blind16|blind17|blind18|blind19|blind20|blind21|blind22|blind23|blind24|all] [--write-blind [--blind-notes FILE] [--audited-at COMMIT]]
 // Corpus sets (lib.mjs SETS; corpora.json "set"): dev (the rules were tuned on them) and the
-// held-out sets (heldout, blind2 … blind23), each with its own samples and figures; --set picks which to
+// held-out sets (heldout, blind2 … blind24), each with its own samples and figures; --set picks which to
 // audit and print (--sample-out, --tasks-out and --recall-out take the one set asked for, dev by
 // default). --write-blind --set X freezes set X's figures into its frozen file (e.g. blind2-blind.json)
 // and its section of ../ACCURACY.md, once, before any rule change after the set was first read;
@@ -51,7 +51,7 @@ if (opt.help) { console.log(USAGE); process.exit(0); }
 const SET_IDS = ALL_SETS.map((x) => x.id);
 if (![...SET_IDS, 'all'].includes(opt.set)) { console.error(`--set must be ${SET_IDS.join(', ')} or all, not ${opt.set}`); process.exit(2); }
 if (opt.write && opt.set !== 'all') { console.error('--write regenerates every figure: it needs --set all'); process.exit(2); }
-if (opt['write-blind'] && !ALL_SETS.find((x) => x.id === opt.set)?.frozen) { console.error('--write-blind freezes one blind set: give --set with a frozen set (heldout, blind2 … blind23)'); process.exit(2); }
+if (opt['write-blind'] && !ALL_SETS.find((x) => x.id === opt.set)?.frozen) { console.error('--write-blind freezes one blind set: give --set with a frozen set (heldout, blind2 … blind24)'); process.exit(2); }
 
 const allCorpora = JSON.parse(fs.readFileSync(path.join(HERE, 'corpora.json'), 'utf8'));
 for (const c of allCorpora) if (!SET_IDS.includes(setOf(c))) { console.error(`corpora.json: ${c.name}: unknown set ${setOf(c)}`); process.exit(2); }
@@ -69,7 +69,8 @@ function corpusDir(c) {
   if (fs.existsSync(out)) return out;
   if (!fs.existsSync(gitDir)) throw new Error(`corpus ${c.name}: neither ${dir} nor a mirror at ${gitDir}; fetch ${c.repo} first`);
   console.error(`laying out ${c.name} from ${gitDir} …`);
-  const r = spawnSync(process.execPath, [path.join(HERE, 'extract.mjs'), gitDir, out], { stdio: 'inherit' });
+  // `extractPaths`: a dataset repository registered by a sample of its task folders is laid out only there.
+  const r = spawnSync(process.execPath, [path.join(HERE, 'extract.mjs'), gitDir, out, ...(c.extractPaths ? c.paths : [])], { stdio: 'inherit' });
   if (r.status !== 0) throw new Error(`corpus ${c.name}: extract.mjs failed`);
   return out;
 }
