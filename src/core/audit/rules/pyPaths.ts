@@ -33,7 +33,7 @@ function join(a: PathValue | undefined, b: string): PathValue | undefined {
 }
 
 /** Module-level `NAME = <path expression>` bindings, resolved in order. */
-function moduleBindings(tree: SyntaxTree): Map<string, PathValue> {
+export function moduleBindings(tree: SyntaxTree): Map<string, PathValue> {
   const out = new Map<string, PathValue>();
   for (const st of tree.root.children) {
     const asg = st.type === 'expression_statement' ? st.children.find((c) => c.type === 'assignment') : undefined;

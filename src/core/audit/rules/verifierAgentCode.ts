@@ -5,6 +5,7 @@ import type { StaticRule } from '../rule';
 import { isPytestCommand, isTestCommand, pythonModule } from './commands';
 import { imageFills } from './imageLayout';
 import { harnessCommand } from './tb1HarnessScripts';
+import { oracleRuns } from './pyOracle';
 import { isOwnFolderIdiom, pathOfWord, resolveWord, workingDirAt } from './workingDir';
 import { cmdRange, pytestRange, scripts } from './verifierShared';
 
@@ -382,6 +383,8 @@ export const verifierRunsAgentWritableCode: StaticRule = {
         yield { file, range: cmdRange(ctx, file, cmd), message: `The verifier runs ${target}, which sits where the agent can rewrite it: the agent can make the judge say yes.` };
       }
     }
+    // The same hole inside a Python test: the expected answer comes from an oracle program the agent can replace.
+    yield* oracleRuns(ctx);
   },
 };
 
