@@ -1,6 +1,6 @@
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
+import { tempDir } from './tempDir';
 
 /** Writes a small Harbor task (debian:bookworm-slim, a bash verifier) with `files` on top; returns its folder. */
 export function harborTask(dir: string, files: Readonly<Record<string, string>> = {}): string {
@@ -38,7 +38,7 @@ export function tb1Task(dir: string, files: Readonly<Record<string, string>> = {
 
 /** A new temporary folder holding `files` (relative path → text); the caller removes it. */
 export function tempTree(files: Readonly<Record<string, string>>, prefix = 'tw-tree-'): string {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+  const dir = tempDir(prefix);
   for (const [rel, text] of Object.entries(files)) {
     fs.mkdirSync(path.dirname(path.join(dir, rel)), { recursive: true });
     fs.writeFileSync(path.join(dir, rel), text);

@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import { auditTask } from '../../src/core/audit/index';
 import type { Finding } from '../../src/core/model/finding';
 import { loadTask } from '../../src/core/loader/index';
+import { tempDir } from '../support/tempDir';
 
 /**
  * The held-out corpus: tasks written in the style of public Terminal-Bench 1 / Harbor tasks that the
@@ -63,7 +63,7 @@ void describe('audit: held-out corpus', () => {
 
 /** Copies a corpus task to a temp folder, applies edits (null deletes), audits it and cleans up. */
 async function auditVariant(task: string, files: Record<string, string | null>): Promise<Finding[]> {
-  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'tw-heldout-'));
+  const tmp = tempDir('tw-heldout-');
   const dir = path.join(tmp, task);
   try {
     fs.cpSync(path.join(CORPUS, task), dir, { recursive: true });

@@ -1,6 +1,5 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import Ajv from 'ajv-draft-04';
@@ -15,6 +14,7 @@ import { lineFingerprint } from '../../src/core/audit/fingerprint';
 import { datasetOf, discoverTaskDirs } from '../../src/core/discovery/index';
 import { loadTask } from '../../src/core/loader/index';
 import { FIXTURES } from './audit-helpers';
+import { tempDir } from '../support/tempDir';
 
 const ROOT = path.resolve(__dirname, '../../..');
 const SCHEMA = JSON.parse(fs.readFileSync(path.join(FIXTURES, 'sarif/sarif-2.1.0-rtm.5.json'), 'utf8')) as object;
@@ -43,7 +43,7 @@ function validSarif(text: string): SarifLog {
 
 /** A temp folder `ds/` of `n` copies of the clean Harbor fixture, each edited by `edit(i, files)`. */
 function dataset(n: number, edit: (i: number) => Record<string, string>): string {
-  const root = fs.mkdtempSync(path.join(os.tmpdir(), 'tw-report-'));
+  const root = tempDir('tw-report-');
   for (let i = 1; i <= n; i++) {
     const dest = path.join(root, 'ds', `task-${i}`);
     fs.cpSync(path.join(FIXTURES, 'clean-harbor'), dest, { recursive: true });

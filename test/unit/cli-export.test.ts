@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import type { CliIo } from '../../src/cli/command';
 import { main } from '../../src/cli/main';
 import { validateAtif, type AtifTrajectory } from '../../src/core/trials/atif';
+import { tempDir } from '../support/tempDir';
 
 const REPO = path.resolve(__dirname, '../../..');
 
@@ -17,7 +17,7 @@ function captureIo(cwd: string): { io: CliIo; out: string[]; err: string[] } {
 
 /** A workspace with the fixture run, its task (for the instruction) and an oracle trial without a trajectory. */
 function workspace(): string {
-  const ws = fs.mkdtempSync(path.join(os.tmpdir(), 'tw-export-'));
+  const ws = tempDir('tw-export-');
   fs.cpSync(path.join(REPO, 'test/fixtures/trials/runs'), path.join(ws, '.taskwright/runs'), { recursive: true });
   fs.mkdirSync(path.join(ws, 'tasks/hello'), { recursive: true });
   fs.writeFileSync(path.join(ws, 'tasks/hello/task.toml'), 'version = "1.0"\n[metadata]\ndifficulty = "easy"\n');

@@ -6,16 +6,16 @@
  */
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import { readComposeMain } from '../../src/core/sandbox/compose';
 import { auditTask } from '../../src/core/audit/index';
 import { loadTask } from '../../src/core/loader/index';
 import { makeTask, removeTemp } from './audit-helpers';
+import { tempDir } from '../support/tempDir';
 
 function composeFile(text: string): { file: string; done: () => void } {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tw-compose-'));
+  const dir = tempDir('tw-compose-');
   const file = path.join(dir, 'docker-compose.yaml');
   fs.writeFileSync(file, text);
   return { file, done: () => fs.rmSync(dir, { recursive: true, force: true }) };

@@ -13,6 +13,7 @@ import { loadTask } from '../../src/core/loader/index';
 import { startAnthropicServer, type AnthropicScriptedServer } from '../support/anthropicServer';
 import { GEN_FIXTURES } from '../support/generateDrafts';
 import { countToolResults, type ScriptedReply } from '../support/scripted';
+import { tempDir } from '../support/tempDir';
 
 const KEY = 'sk-fix-unit';
 const servers: AnthropicScriptedServer[] = [];
@@ -32,7 +33,7 @@ const FIXED = MASKED.replace('#!/bin/bash\n', '#!/bin/bash\nset -o pipefail\n');
 
 /** A workspace holding the fixture task with a verifier that masks pytest's status behind `tee`. */
 function workspace(): { cwd: string; task: string; testSh: string } {
-  const cwd = fs.mkdtempSync(path.join(os.tmpdir(), 'tw-fix-'));
+  const cwd = tempDir('tw-fix-');
   dirs.push(cwd);
   fs.cpSync(path.join(GEN_FIXTURES, 'sum-numbers'), path.join(cwd, 'sum-numbers'), { recursive: true });
   const testSh = path.join(cwd, 'sum-numbers', 'tests', 'test.sh');

@@ -3,11 +3,11 @@
 // and deletions too, and nothing after close.
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, it } from 'node:test';
 import { type FollowEvent, FolderFollower } from '../../src/core/watch/folderFollower';
 import { waitUntil as waitFor } from '../support/waitFor';
+import { tempDir } from '../support/tempDir';
 
 
 void describe('folder follower', () => {
@@ -15,7 +15,7 @@ void describe('folder follower', () => {
   afterEach(() => { follower?.close(); follower = undefined; });
 
   const setup = (): { root: string; events: FollowEvent[]; seen: (kind: FollowEvent['kind'], p: string) => boolean } => {
-    const root = fs.mkdtempSync(path.join(os.tmpdir(), 'tw-follow-'));
+    const root = tempDir('tw-follow-');
     const events: FollowEvent[] = [];
     return { root, events, seen: (kind, p) => events.some((e) => e.kind === kind && e.path === p) };
   };

@@ -1,6 +1,5 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { after, describe, it } from 'node:test';
 import { main } from '../../src/cli/main';
@@ -19,6 +18,7 @@ import { startAnthropicServer, type AnthropicScriptedServer } from '../support/a
 import { BROKEN_TEST_SH, draftsByRound, filesOf, GEN_FIXTURES, goodDraft, lastFeedback, submit, WRONG_SOLVE } from '../support/generateDrafts';
 import type { Script } from '../support/scripted';
 import { checks, fakeGates, outcome } from '../support/generateGates';
+import { tempDir } from '../support/tempDir';
 
 const KEY = 'sk-generate-unit';
 const tmpRoots: string[] = [];
@@ -29,7 +29,7 @@ after(async () => {
 });
 
 function tmp(): string {
-  const d = fs.mkdtempSync(path.join(os.tmpdir(), 'tw-gen-'));
+  const d = tempDir('tw-gen-');
   tmpRoots.push(d);
   return d;
 }

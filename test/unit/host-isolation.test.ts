@@ -1,6 +1,5 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { Readable } from 'node:stream';
 import { describe, it } from 'node:test';
@@ -15,9 +14,10 @@ import type { Task } from '../../src/core/model/task';
 import { entriesFromDir, entryFromFile, tarStream, unpackTar } from '../../src/core/sandbox/tar';
 import { CappedBytes, readTarStream } from '../../src/core/sandbox/tarReader';
 import { FIXTURES, makeTask, removeTemp } from './audit-helpers';
+import { tempDir } from '../support/tempDir';
 
 function tmp(prefix: string): string {
-  return fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+  return tempDir(prefix);
 }
 
 /** A folder outside every task, standing in for the host's /etc. */

@@ -1,6 +1,5 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import type { CliIo } from '../../src/cli/command';
@@ -12,6 +11,7 @@ import type { BandReport } from '../../src/core/band/types';
 import { readHarborJob } from '../../src/core/imports/harbor';
 import { classifyTb1, readTb1Run } from '../../src/core/imports/tb1';
 import { RunStore } from '../../src/core/results/store';
+import { tempDir } from '../support/tempDir';
 
 const FIX = path.resolve(__dirname, '../../../test/fixtures/imports');
 const HARBOR_JOB = path.join(FIX, 'harbor/jobs/2026-11-20__10-00-00');
@@ -48,7 +48,7 @@ void describe('imports: Harbor job folders', () => {
   });
 
   void it('shows an exception type it does not know as possibly infra, never drops it, and names one model', () => {
-    const job = fs.mkdtempSync(path.join(os.tmpdir(), 'tw-harbor-unknown-'));
+    const job = tempDir('tw-harbor-unknown-');
     try {
       const src = path.join(HARBOR_JOB, 'regex-log__Lf9aN4j');
       const dst = path.join(job, 'regex-log__Nw1exc0');
@@ -85,7 +85,7 @@ void describe('imports: Harbor job folders', () => {
   });
 
   void it('treats trial folders without a result as pending while the job runs', () => {
-    const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'tw-harbor-'));
+    const tmp = tempDir('tw-harbor-');
     const job = path.join(tmp, 'job');
     fs.cpSync(HARBOR_JOB, job, { recursive: true });
     fs.rmSync(path.join(job, 'result.json'));
@@ -136,7 +136,7 @@ void describe('imports: Terminal-Bench 1 runs', () => {
 
 void describe('imports: one model whichever harness ran it', () => {
   void it('reads a Harbor job and a TB1 run of the same model as one model row', () => {
-    const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'tw-same-model-'));
+    const tmp = tempDir('tw-same-model-');
     try {
       // The TB1 run names the model by its LiteLLM route, as `tb run --model anthropic/…` records it.
       const run = path.join(tmp, 'run');
@@ -159,7 +159,7 @@ void describe('imports: one model whichever harness ran it', () => {
   });
 
   void it('counts a TB1 parse_error after passing tests as possibly infra, not a failed attempt', () => {
-    const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'tw-tb1-parse-'));
+    const tmp = tempDir('tw-tb1-parse-');
     try {
       const run = path.join(tmp, 'run');
       fs.cpSync(TB1_RUN, run, { recursive: true });
@@ -193,7 +193,7 @@ void describe('imports: detection and `taskwright band`', () => {
   });
 
   void it('gives identical numbers for a Harbor job and a Taskwright run of the same trials', async () => {
-    const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'tw-band-'));
+    const tmp = tempDir('tw-band-');
     const results = path.join(tmp, '.taskwright', 'runs');
     const harbor = readHarborJob(HARBOR_JOB);
     const store = RunStore.create(results, {
@@ -242,7 +242,7 @@ void describe('imports: detection and `taskwright band`', () => {
   });
 
   void it('marks tasks broken from a validate run among the inputs', () => {
-    const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'tw-broken-'));
+    const tmp = tempDir('tw-broken-');
     const v = RunStore.create(tmp, { id: 'v1', kind: 'validate', tasks: [], concurrency: 1, retries: 0, startedAt: '2026-01-01T00:00:00Z', pid: 1 });
     const base = { startedAt: '', durations: { build: 1, agent: 1, verifier: 1 }, logs: '', attempt: 1 };
     v.append({ ...base, trial: 'o1', task: 'tasks/hello-world', taskId: 'hello-world', agent: 'oracle', outcome: 'passed', reward: 1 });

@@ -1,6 +1,5 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import type { CliIo } from '../../src/cli/command';
@@ -9,6 +8,7 @@ import { computeBand } from '../../src/core/band/compute';
 import { parseYamlWithSources } from '../../src/core/loader/yamlSource';
 import { newRunId, readRun, repairTrialsFile, RunStore, TRIALS_FILE } from '../../src/core/results/store';
 import type { TrialRecord } from '../../src/core/results/trial';
+import { tempDir } from '../support/tempDir';
 
 function record(i: number, task: string, outcome: TrialRecord['outcome']): TrialRecord {
   return {
@@ -19,7 +19,7 @@ function record(i: number, task: string, outcome: TrialRecord['outcome']): Trial
 }
 
 function tmp(): string {
-  return fs.mkdtempSync(path.join(os.tmpdir(), 'tw-input-'));
+  return tempDir('tw-input-');
 }
 
 function captureIo(cwd: string): { io: CliIo; out: string[]; err: string[] } {

@@ -20,6 +20,7 @@ import { classifyTrial, containerFault, deathPhase, isVerdict } from '../../src/
 import { reapOrphans } from '../../src/core/sandbox/reaper';
 import type { ContainerRuntime, ContainerSummary } from '../../src/core/sandbox/runtime';
 import { packTar } from '../../src/core/sandbox/tar';
+import { tempDir } from '../support/tempDir';
 
 const rec = (over: Partial<TrialRecord>): TrialRecord => ({
   trial: 't1', task: '/t/a', taskId: 'a', agent: 'openai:m', model: 'm', attempt: 1, try: 1, outcome: 'failed', reward: 0,
@@ -116,7 +117,7 @@ void describe('integrity: verifier-oom through counting and the panel', () => {
 
 void describe('integrity: verdict recovery and leases', () => {
   void it('a record.json without its trials.jsonl line is read, then appended once, after a torn line', () => {
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tw-recover-'));
+    const dir = tempDir('tw-recover-');
     const run = path.join(dir, 'r1');
     fs.mkdirSync(path.join(run, 'trials', 't1'), { recursive: true });
     fs.mkdirSync(path.join(run, 'trials', 't2'), { recursive: true });
@@ -136,7 +137,7 @@ void describe('integrity: verdict recovery and leases', () => {
   });
 
   void it('a lease is fresh while refreshed, stale after three intervals, gone when released', () => {
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tw-lease-'));
+    const dir = tempDir('tw-lease-');
     const lease = new RunLease('run-x', dir, 1000);
     assert.equal(leaseState('run-x', Date.now(), dir, 1000), 'absent');
     lease.acquire();

@@ -1,15 +1,15 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import { parseCommandArgs, UsageError, type CliIo } from '../../src/cli/command';
 import { runCommand } from '../../src/cli/commands/run';
 import { validateCommand } from '../../src/cli/commands/validate';
 import { enginesOf } from '../../src/cli/engines';
+import { tempDir } from '../support/tempDir';
 
 function kubeconfig(namespace?: string): string {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tw-kcfg-'));
+  const dir = tempDir('tw-kcfg-');
   const file = path.join(dir, 'config');
   fs.writeFileSync(file, JSON.stringify({
     apiVersion: 'v1', kind: 'Config', 'current-context': 'c',

@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict';
 import { createHmac, randomBytes } from 'node:crypto';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import { utils } from 'ssh2';
 import { checkHostKey, knownHostName } from '../../src/core/sandbox/knownHosts';
+import { tempDir } from '../support/tempDir';
 
 /** A host key as the server sends it (the public blob) and as a known_hosts line writes it. */
 function hostKey(): { blob: Buffer; line: string } {
@@ -20,7 +20,7 @@ function hashed(name: string): string {
 }
 
 void describe('known_hosts (ssh:// engines)', () => {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tw-kh-'));
+  const dir = tempDir('tw-kh-');
   const file = (name: string, text: string): string => { const f = path.join(dir, name); fs.writeFileSync(f, text); return f; };
   const a = hostKey();
   const b = hostKey();

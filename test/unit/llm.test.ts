@@ -3,8 +3,6 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import net from 'node:net';
-import os from 'node:os';
-import path from 'node:path';
 import { after, describe, it } from 'node:test';
 import { main } from '../../src/cli/main';
 import { MetaAgent } from '../../src/core/generate/metaAgent';
@@ -15,6 +13,7 @@ import { DEFAULT_CATALOGUE, startAnthropicServer, type AnthropicScriptedServer, 
 import { fakeGates } from '../support/generateGates';
 import { goodDraft, submit, WRONG_SOLVE } from '../support/generateDrafts';
 import type { RecordedRequest, Script, ScriptedReply } from '../support/scripted';
+import { tempDir } from '../support/tempDir';
 
 const KEY = 'sk-llm-unit-0123';
 const servers: AnthropicScriptedServer[] = [];
@@ -23,7 +22,7 @@ after(async () => {
   for (const s of servers) await s.close();
   for (const d of dirs) fs.rmSync(d, { recursive: true, force: true });
 });
-const tmp = (): string => { const d = fs.mkdtempSync(path.join(os.tmpdir(), 'tw-llm-')); dirs.push(d); return d; };
+const tmp = (): string => { const d = tempDir('tw-llm-'); dirs.push(d); return d; };
 
 async function server(script: Script, extra: Partial<AnthropicServerOptions> = {}): Promise<AnthropicScriptedServer> {
   const s = await startAnthropicServer({ apiKey: KEY, script, ...extra });

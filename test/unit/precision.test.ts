@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import { PRECISION, precisionHoverText, precisionNote, type PrecisionData } from '../../src/core/audit/precision';
+import { tempDir } from '../support/tempDir';
 
 const ROOT = path.resolve(__dirname, '../../..');
 
@@ -128,7 +128,7 @@ void describe('bench/accuracy label join', () => {
   void it('takes two lines of one command continued with a backslash for the same place (logicalLineStart)', async () => {
     const { finds } = await load();
     const { logicalLineStart } = await import(path.join(ROOT, 'bench/accuracy/lib.mjs')) as { logicalLineStart: () => (abs: string, line: number) => number };
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tw-logical-'));
+    const dir = tempDir('tw-logical-');
     try {
       const file = path.join(dir, 'test.sh');
       fs.writeFileSync(file, '#!/bin/bash\nset -u\nuvx \\\n  -p 3.13 \\\n  -w pytest==8.4.1 \\\n  pytest /tests/test_outputs.py -rA\necho done\n');
@@ -162,7 +162,7 @@ void describe('bench/accuracy label join', () => {
 
   void it('rejects a malformed label file, naming the file and the entry', async () => {
     const { loadLabels } = await load();
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tw-labels-'));
+    const dir = tempDir('tw-labels-');
     try {
       fs.writeFileSync(path.join(dir, 'x.json'), JSON.stringify({ version: 1, defects: [{ corpus: 'c', task: 't', file: null, line: null, class: 'nope', rule: null, why: 'w' }] }));
       assert.throws(() => loadLabels(dir), /x\.json: defects\[0\]: "class" must be one of/);
@@ -273,7 +273,7 @@ void describe('bench/accuracy corpus sets', () => {
       const report = await import(path.join(ROOT, 'bench/accuracy/report.mjs')) as {
         writeBlind: (s: object, root: string, notes?: string[]) => void;
       };
-      const root = fs.mkdtempSync(path.join(os.tmpdir(), 'tw-blind-'));
+      const root = tempDir('tw-blind-');
       try {
         fs.mkdirSync(path.join(root, 'bench/accuracy'), { recursive: true });
         fs.writeFileSync(path.join(root, 'bench/ACCURACY.md'), '# Accuracy\n\n## Development corpora (in-sample)\n\ndev\n');

@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import { deleteRun, formatSeconds, groupByTask, ResultsReader, summarizeRun, trialLogFiles, trialLogsDir } from '../../src/core/results/runs';
 import { RunStore } from '../../src/core/results/store';
 import type { TrialRecord } from '../../src/core/results/trial';
+import { tempDir } from '../support/tempDir';
 
 function rec(trial: string, task: string, attempt: number, outcome: TrialRecord['outcome'], extra: Partial<TrialRecord> = {}): TrialRecord {
   return {
@@ -52,7 +52,7 @@ void describe('results store as runs', () => {
   });
 
   void it('tells finished, running and interrupted runs apart', () => {
-    const root = fs.mkdtempSync(path.join(os.tmpdir(), 'tw-runs-'));
+    const root = tempDir('tw-runs-');
     const done = store(root, 'done');
     done.append(rec('t1', 'x', 1, 'passed'));
     done.finish({ passed: 1 });
@@ -67,7 +67,7 @@ void describe('results store as runs', () => {
   });
 
   void it('rereads only the runs whose files changed, sees appended trials and deleted runs', () => {
-    const root = fs.mkdtempSync(path.join(os.tmpdir(), 'tw-runs-'));
+    const root = tempDir('tw-runs-');
     const a = store(root, 'aa');
     a.append(rec('t1', 'x', 1, 'passed'));
     a.finish({ passed: 1 });
@@ -87,8 +87,8 @@ void describe('results store as runs', () => {
   });
 
   void it('refuses to delete anything but a run folder of the results folder', () => {
-    const root = fs.mkdtempSync(path.join(os.tmpdir(), 'tw-runs-'));
-    const other = fs.mkdtempSync(path.join(os.tmpdir(), 'tw-other-'));
+    const root = tempDir('tw-runs-');
+    const other = tempDir('tw-other-');
     fs.mkdirSync(path.join(root, 'not-a-run'));
     assert.throws(() => deleteRun(root, other), /not a run folder/);
     assert.throws(() => deleteRun(root, path.join(root, 'not-a-run')), /not a run folder/);
@@ -97,7 +97,7 @@ void describe('results store as runs', () => {
   });
 
   void it('lists a trial\'s log files, key logs first, and keeps logs inside the run folder', async () => {
-    const root = fs.mkdtempSync(path.join(os.tmpdir(), 'tw-runs-'));
+    const root = tempDir('tw-runs-');
     const s = store(root, 'logs');
     const t = rec('t1', 'x', 1, 'failed');
     const dir = s.trialDir('t1');

@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import { RunStore } from '../../src/core/results/store';
 import { latestValidations, readValidations, VALIDATION_FILE, writeValidations } from '../../src/core/results/validations';
 import type { TaskValidation } from '../../src/core/validate/types';
+import { tempDir } from '../support/tempDir';
 
 function validation(taskPath: string, verdict: TaskValidation['verdict']): TaskValidation {
   return {
@@ -25,7 +25,7 @@ function validateRun(root: string, id: string, startedAt: string, results: TaskV
 
 void describe('stored validations', () => {
   void it('writes the verdicts beside the trials (without them) and reads them back', () => {
-    const root = fs.mkdtempSync(path.join(os.tmpdir(), 'tw-val-'));
+    const root = tempDir('tw-val-');
     const dir = validateRun(root, 'v1', '2026-01-01T00:00:00.000Z', [validation('tasks/a', 'misaligned')]);
     const raw = JSON.parse(fs.readFileSync(path.join(dir, VALIDATION_FILE), 'utf8')) as { version: number; tasks: Record<string, unknown>[] };
     assert.equal(raw.version, 1);
@@ -36,7 +36,7 @@ void describe('stored validations', () => {
   });
 
   void it('keeps each task\'s latest validation and ignores malformed entries', () => {
-    const root = fs.mkdtempSync(path.join(os.tmpdir(), 'tw-val-'));
+    const root = tempDir('tw-val-');
     validateRun(root, 'old', '2026-01-01T00:00:00.000Z', [validation('tasks/a', 'misaligned'), validation('tasks/b', 'brittle')]);
     const newer = validateRun(root, 'new', '2026-01-02T00:00:00.000Z', [validation('tasks/a', 'valid')]);
     const latest = latestValidations(root);

@@ -2,7 +2,6 @@
 // own text, the cache keeps an unchanged task from being reviewed twice, and the rubric is a file.
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { after, describe, it } from 'node:test';
 import { main } from '../../src/cli/main';
@@ -11,6 +10,7 @@ import { parseRubric, RubricError } from '../../src/core/review/rubric';
 import { startAnthropicServer, type AnthropicScriptedServer } from '../support/anthropicServer';
 import { GEN_FIXTURES } from '../support/generateDrafts';
 import type { ScriptedReply } from '../support/scripted';
+import { tempDir } from '../support/tempDir';
 
 const KEY = 'sk-review-unit';
 const servers: AnthropicScriptedServer[] = [];
@@ -22,7 +22,7 @@ after(async () => {
 
 /** A copy of the fixture task in a fresh workspace (the cache lives in the workspace). */
 function workspace(): { cwd: string; task: string } {
-  const cwd = fs.mkdtempSync(path.join(os.tmpdir(), 'tw-review-'));
+  const cwd = tempDir('tw-review-');
   dirs.push(cwd);
   fs.cpSync(path.join(GEN_FIXTURES, 'sum-numbers'), path.join(cwd, 'sum-numbers'), { recursive: true });
   return { cwd, task: 'sum-numbers' };

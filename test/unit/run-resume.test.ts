@@ -21,6 +21,7 @@ import {
 import { STOP_AGENT_SCRIPT } from '../../src/core/sandbox/stopAgent';
 import { packTar } from '../../src/core/sandbox/tar';
 import { harborTask } from '../support/taskFolders';
+import { tempDir } from '../support/tempDir';
 
 /** An engine double: starts fail `failStarts` times; the verifier writes reward 1; exec calls are kept. */
 class FakeRuntime implements ContainerRuntime {
@@ -63,7 +64,7 @@ class EndlessAgent implements Agent {
 
 let tmp: string;
 before(() => {
-  tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'tw-resume-'));
+  tmp = tempDir('tw-resume-');
   process.env.TASKWRIGHT_LEASE_DIR = path.join(tmp, 'leases');
 });
 

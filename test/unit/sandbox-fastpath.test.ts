@@ -1,6 +1,5 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { Readable } from 'node:stream';
 import { describe, it } from 'node:test';
@@ -14,6 +13,7 @@ import type {
 } from '../../src/core/sandbox/runtime';
 import type { FileChange, SnapshotRuntime } from '../../src/core/sandbox/snapshot';
 import { packTar } from '../../src/core/sandbox/tar';
+import { tempDir } from '../support/tempDir';
 
 const fixture = path.resolve(__dirname, '../../../test/fixtures/sandbox/harbor-valid');
 
@@ -62,7 +62,7 @@ class Engine implements ContainerRuntime, SnapshotRuntime {
 }
 
 function store(): RunStore {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tw-fastpath-'));
+  const dir = tempDir('tw-fastpath-');
   return RunStore.create(dir, { id: newRunId('nop'), kind: 'run', tasks: [], concurrency: 1, retries: 0, startedAt: 'now', pid: process.pid });
 }
 

@@ -1,6 +1,5 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { Readable } from 'node:stream';
 import { describe, it } from 'node:test';
@@ -20,6 +19,7 @@ import {
 } from '../../src/core/sandbox/runtime';
 import type { FileChange } from '../../src/core/sandbox/snapshot';
 import { packTar } from '../../src/core/sandbox/tar';
+import { tempDir } from '../support/tempDir';
 
 const fixture = path.resolve(__dirname, '../../../test/fixtures/sandbox/harbor-valid');
 
@@ -83,7 +83,7 @@ function spec(trial: string, image = 'img:1'): ContainerSpec {
 }
 
 function store(): RunStore {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tw-pool-'));
+  const dir = tempDir('tw-pool-');
   return RunStore.create(dir, { id: newRunId('pool'), kind: 'run', tasks: [], concurrency: 2, retries: 0, startedAt: 'now', pid: process.pid });
 }
 
@@ -97,14 +97,14 @@ void describe('engine addresses', () => {
     assert.equal(parseEngineAddress('/var/run/docker.sock', {}).endpoint, 'unix:///var/run/docker.sock');
     const plain = parseEngineAddress('tcp://host3:2375', {});
     assert.deepEqual([plain.endpoint, plain.modem.protocol, plain.modem.port], ['tcp://host3:2375', 'http', '2375']);
-    const certs = fs.mkdtempSync(path.join(os.tmpdir(), 'tw-certs-'));
+    const certs = tempDir('tw-certs-');
     for (const f of ['ca.pem', 'cert.pem', 'key.pem']) fs.writeFileSync(path.join(certs, f), f);
     const tls = parseEngineAddress('tcp://host3', { DOCKER_TLS_VERIFY: '1', DOCKER_CERT_PATH: certs });
     assert.deepEqual([tls.endpoint, tls.modem.protocol, tls.modem.ca?.toString(), tls.modem.key?.toString()], ['tcp://host3:2376', 'https', 'ca.pem', 'key.pem']);
     // Port 2376 is Docker's TLS port: TLS even without DOCKER_TLS_VERIFY.
     assert.equal(parseEngineAddress('tcp://host3:2376', { DOCKER_CERT_PATH: certs }).modem.protocol, 'https');
     assert.throws(() => parseEngineAddress('tcp://host3:2376', { DOCKER_CERT_PATH: path.join(certs, 'none') }), /ca\.pem/);
-    const home = fs.mkdtempSync(path.join(os.tmpdir(), 'tw-home-'));
+    const home = tempDir('tw-home-');
     const ssh = parseEngineAddress('ssh://deploy@host2:2222', { SSH_AUTH_SOCK: '/tmp/agent.sock', HOME: home });
     assert.deepEqual([ssh.endpoint, ssh.modem.protocol, ssh.modem.host, ssh.modem.port], ['ssh://deploy@host2:2222', 'http', 'host2', '2222']);
     assert.deepEqual([ssh.ssh?.username, ssh.ssh?.port, ssh.ssh?.agent, ssh.ssh?.key, ssh.ssh?.defaultKeys], ['deploy', 2222, '/tmp/agent.sock', undefined, []]);

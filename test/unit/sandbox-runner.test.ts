@@ -1,6 +1,4 @@
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import { NopAgent } from '../../src/core/agents/nop';
@@ -12,6 +10,7 @@ import {
 } from '../../src/core/sandbox/runtime';
 import { Readable } from 'node:stream';
 import { packTar } from '../../src/core/sandbox/tar';
+import { tempDir } from '../support/tempDir';
 
 const fixture = path.resolve(__dirname, '../../../test/fixtures/sandbox/harbor-valid');
 
@@ -48,7 +47,7 @@ class FakeRuntime implements ContainerRuntime {
 }
 
 function store(): RunStore {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tw-runner-'));
+  const dir = tempDir('tw-runner-');
   return RunStore.create(dir, { id: newRunId('nop'), kind: 'run', tasks: [], concurrency: 1, retries: 2, startedAt: 'now', pid: process.pid });
 }
 

@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import { listRuns, newRunId, parseTrialsJsonl, readRun, RunStore } from '../../src/core/results/store';
 import type { TrialRecord } from '../../src/core/results/trial';
+import { tempDir } from '../support/tempDir';
 
 function record(i: number, outcome: TrialRecord['outcome'] = 'passed'): TrialRecord {
   return {
@@ -16,7 +16,7 @@ function record(i: number, outcome: TrialRecord['outcome'] = 'passed'): TrialRec
 
 void describe('results store', () => {
   void it('appends whole lines and reads them back with the run parameters', () => {
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tw-store-'));
+    const dir = tempDir('tw-store-');
     const store = RunStore.create(dir, { id: newRunId('oracle'), kind: 'run', tasks: ['x'], concurrency: 1, retries: 0, startedAt: 'now', pid: process.pid });
     store.append(record(1));
     store.append({ ...record(2, 'infra-error'), infra: { kind: 'engine-unreachable', message: 'down' } });
@@ -45,7 +45,7 @@ void describe('results store', () => {
   });
 
   void it('reads a run folder whose run.json is missing', () => {
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tw-store-'));
+    const dir = tempDir('tw-store-');
     fs.writeFileSync(path.join(dir, 'trials.jsonl'), `${JSON.stringify(record(1))}\n{"trial":`);
     const run = readRun(dir);
     assert.equal(run.params, undefined);

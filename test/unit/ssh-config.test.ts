@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import { sshKeyPair } from '../support/sshKeys';
 import { EngineAddressError, parseEngineAddress } from '../../src/core/sandbox/engines';
 import { hostMatches, resolveSshConfig, SshConfigError } from '../../src/core/sandbox/sshConfig';
+import { tempDir } from '../support/tempDir';
 
 /** `~/.ssh/config` for `ssh://host` engines: the parser (ssh_config(5)'s subset) and its use by the engine address. */
 const ctx = { home: '/home/me', localUser: 'me' };
@@ -64,7 +64,7 @@ void describe('ssh config: the parser', () => {
 });
 
 void describe('ssh config: ssh:// engine addresses', () => {
-  const home = fs.mkdtempSync(path.join(os.tmpdir(), 'tw-sshcfg-'));
+  const home = tempDir('tw-sshcfg-');
   fs.mkdirSync(path.join(home, '.ssh'));
   const { privateKey: pem } = sshKeyPair();
   fs.writeFileSync(path.join(home, '.ssh', 'engine_key'), pem);

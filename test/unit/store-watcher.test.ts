@@ -2,12 +2,12 @@
 // run makes it) is followed from its first run on, later runs too, and a store removed and made again.
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, it } from 'node:test';
 import { defaultResultsDir } from '../../src/core/results/store';
 import { type StoreEvent, StoreWatcher } from '../../src/core/results/storeWatcher';
 import { waitUntil as waitFor } from '../support/waitFor';
+import { tempDir } from '../support/tempDir';
 
 
 void describe('results store watcher', () => {
@@ -15,7 +15,7 @@ void describe('results store watcher', () => {
   afterEach(() => { watcher?.close(); watcher = undefined; });
 
   const setup = (): { floor: string; store: string; events: StoreEvent[]; seen: (kind: StoreEvent['kind'], p: string) => boolean } => {
-    const floor = fs.mkdtempSync(path.join(os.tmpdir(), 'tw-watch-'));
+    const floor = tempDir('tw-watch-');
     const store = defaultResultsDir(floor);
     const events: StoreEvent[] = [];
     return { floor, store, events, seen: (kind, p) => events.some((e) => e.kind === kind && e.path === p) };

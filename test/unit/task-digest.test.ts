@@ -1,6 +1,5 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { CliIo } from '../../src/cli/command';
@@ -9,10 +8,11 @@ import { newRunId, RunStore } from '../../src/core/results/store';
 import { DIGEST_LIMITS, taskDigest, taskDigests } from '../../src/core/results/taskDigest';
 import { loadRunTasks, resumableParameters, ResumeError } from '../../src/core/sandbox/resume';
 import { harborTask } from '../support/taskFolders';
+import { tempDir } from '../support/tempDir';
 
 let tmp: string;
 before(() => {
-  tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'tw-digest-'));
+  tmp = tempDir('tw-digest-');
   process.env.TASKWRIGHT_LEASE_DIR = path.join(tmp, 'leases');
 });
 after(() => fs.rmSync(tmp, { recursive: true, force: true }));

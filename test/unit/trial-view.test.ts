@@ -1,6 +1,5 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import { summarizeImported, trialLogsDir } from '../../src/core/results/runs';
@@ -9,6 +8,7 @@ import { readLog, splitCuts } from '../../src/core/trials/files';
 import { isHarborTrial, readHarborTrial, readTrialFolder } from '../../src/core/trials/harbor';
 import { readTaskwrightTrial, readTrajectoryLines, TRAJECTORY_JSONL } from '../../src/core/trials/taskwright';
 import { parseTrialHostMessage, parseTrialWebviewMessage, sanitizeTrialState } from '../../src/core/protocol/trialPanel';
+import { tempDir } from '../support/tempDir';
 
 const FIX = path.resolve('test/fixtures/trials');
 const TW_TRIAL = path.join(FIX, 'runs/run-1/trials/hello__1');
@@ -66,7 +66,7 @@ void describe('trial viewer: Taskwright trial folder', () => {
   });
 
   void it('reads a trial without trajectory or record (an oracle trial whose record is missing)', () => {
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tw-view-'));
+    const dir = tempDir('tw-view-');
     fs.writeFileSync(path.join(dir, 'verifier.stdout'), 'no summary here\n');
     const v = readTaskwrightTrial(dir);
     assert.deepEqual(v.steps, []);
@@ -79,7 +79,7 @@ void describe('trial viewer: Taskwright trial folder', () => {
 
 void describe('trial viewer: logs', () => {
   void it('keeps the head and tail of a large log and marks the cut', () => {
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tw-log-'));
+    const dir = tempDir('tw-log-');
     fs.writeFileSync(path.join(dir, 'build.log'), `${'a'.repeat(100)}${'b'.repeat(1000)}${'c'.repeat(100)}`);
     const log = readLog(dir, 'build.log', 100);
     assert.equal(log?.bytes, 1200);
@@ -159,7 +159,7 @@ void describe('trial viewer: Harbor trial (ATIF)', () => {
   });
 
   void it('notes a trajectory that is not valid ATIF and shows what it can', () => {
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'hb-view-'));
+    const dir = tempDir('hb-view-');
     fs.mkdirSync(path.join(dir, 'agent'));
     fs.writeFileSync(path.join(dir, 'agent/trajectory.json'), JSON.stringify({ steps: [{ step_id: 1, source: 'agent', message: 'hi' }] }));
     const v = readHarborTrial(dir);

@@ -1,6 +1,5 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import { brokenFromValidationTrials } from '../../src/core/band/broken';
@@ -15,9 +14,10 @@ import { mutantsOf, orderMatters } from '../../src/core/validate/mutants';
 import { isOutputPath, leafPaths, named, type SolvedState } from '../../src/core/validate/solved';
 import { foreignLocale, VARIATIONS } from '../../src/core/validate/variations';
 import { callsBare } from '../../src/core/validate/verifierText';
+import { tempDir } from '../support/tempDir';
 
 function taskWith(files: Record<string, string>, instruction: string): Task {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tw-behaviour-unit-'));
+  const dir = tempDir('tw-behaviour-unit-');
   for (const [rel, text] of Object.entries(files)) {
     fs.mkdirSync(path.dirname(path.join(dir, rel)), { recursive: true });
     fs.writeFileSync(path.join(dir, rel), text);

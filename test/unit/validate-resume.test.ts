@@ -18,6 +18,7 @@ import { validateTasks } from '../../src/core/validate/validate';
 import { harborTask } from '../support/taskFolders';
 import type { CliIo } from '../../src/cli/command';
 import { main } from '../../src/cli/main';
+import { tempDir } from '../support/tempDir';
 
 /**
  * The ledger logic of `validate --resume`: which check a record is, when a check is done, what a
@@ -26,7 +27,7 @@ import { main } from '../../src/cli/main';
  */
 let tmp: string;
 before(() => {
-  tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'tw-vresume-'));
+  tmp = tempDir('tw-vresume-');
   process.env.TASKWRIGHT_LEASE_DIR = path.join(tmp, 'leases');
 });
 after(() => fs.rmSync(tmp, { recursive: true, force: true }));

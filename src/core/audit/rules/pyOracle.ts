@@ -1,9 +1,9 @@
 /**
  * A Python test that takes its expected answer from running a reference program (an oracle, a
  * reference decoder, a golden script) kept where the agent can write, typically put there by the
- * image's set-up so the test can compare the agent's program with it on generated inputs. The agent
- * works as root in that container: it replaces the oracle with its own program (or one that agrees
- * with anything), and the comparison then grades the agent against itself.
+ * image's set-up so the test can compare the agent's program with it on generated inputs. The tests
+ * run in the agent's own container: the agent replaces the oracle with its own program (or one that
+ * agrees with anything), and the comparison then grades the agent against itself.
  */
 import { callArgs, calleeName, text, type PyFunction } from '../../parse/python';
 import { childByField, descendants, namedChildren, type SyntaxNode } from '../../parse/syntax';
@@ -69,7 +69,7 @@ export function* oracleRuns(ctx: AuditContext): Iterable<Report> {
         seen.add(abs);
         yield {
           file: tf.file, range: ctx.range(tf.file, call.start, call.end),
-          message: `The test takes its expected answer from running ${abs}, a reference program kept where the agent can write (it works there as root): replacing it with the agent's own program, or one that agrees with anything, makes every comparison pass. Ship the oracle with the tests (tests/ is mounted at /tests after the agent finishes) or build it there, and run it from /tests.`,
+          message: `The test takes its expected answer from running ${abs}, a reference program kept where the agent can write (the tests run in the agent's own container): replacing it with the agent's own program, or one that agrees with anything, makes every comparison pass. Ship the oracle with the tests (tests/ is mounted at /tests after the agent finishes) or build it there, and run it from /tests.`,
         };
       }
     }
