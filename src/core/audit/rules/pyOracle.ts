@@ -6,33 +6,20 @@
  * agrees with anything), and the comparison then grades the agent against itself.
  */
 import { callArgs, calleeName, text, type PyFunction } from '../../parse/python';
-import { childByField, descendants, namedChildren, type SyntaxNode } from '../../parse/syntax';
+import { descendants, namedChildren, type SyntaxNode } from '../../parse/syntax';
 import type { AuditContext } from '../context';
 import type { Report } from '../rule';
 import { escapeRegExp } from '../../parse/regex';
+import { SCRIPT_INTERPRETER } from './commands';
 import { writes } from './fileWrites';
-import { moduleBindings, resolvePath, type PathValue } from './pyPaths';
+import { moduleBindings, resolvePath, scopeNames } from './pyPaths';
 import { own, tests, type TestFile } from './pyTestFiles';
 
 /** A name or file name that says "the answer key": oracle, reference, golden, expected, baseline. */
 const ORACLE = /(^|[^a-z])(oracle|reference|golden|expected|baseline)([^a-z]|$)|(^|[_./-])ref([_./-]|$)/i;
 const RUNS = /^(subprocess\.(run|check_output|check_call|call|Popen)|os\.system|os\.popen)$/;
-/** Interpreters whose next word is the program they run (`[sys.executable, ORACLE, …]`). */
-const INTERPRETER = /^(sys\.executable|["'](python3?|bash|sh|node|perl|ruby)["'])$/;
-
-/** `NAME = <path>` bindings of a function body, on top of the module's. */
-function localBindings(tf: TestFile, fn: PyFunction | undefined, base: ReadonlyMap<string, PathValue>): Map<string, PathValue> {
-  const out = new Map(base);
-  if (!fn) return out;
-  for (const asg of own(fn, 'assignment')) {
-    const left = childByField(asg, 'left');
-    const right = childByField(asg, 'right');
-    if (left?.type !== 'identifier' || !right) continue;
-    const v = resolvePath(tf.tree, right, out);
-    if (v) out.set(text(tf.tree, left), v);
-  }
-  return out;
-}
+/** An interpreter word whose next word is the program it runs (`[sys.executable, ORACLE, …]`, `["bash", REF]`). */
+const isInterpreter = (word: string): boolean => word === 'sys.executable' || SCRIPT_INTERPRETER.test(word.replace(/^(["'])(.*)\1$/, '$2'));
 
 /** The program word of a run call: the list's first element (past an interpreter), or the command string. */
 function programOf(tf: TestFile, call: SyntaxNode): SyntaxNode | undefined {
@@ -40,7 +27,7 @@ function programOf(tf: TestFile, call: SyntaxNode): SyntaxNode | undefined {
   if (!first) return undefined;
   if (first.type !== 'list') return first;
   const items = namedChildren(first);
-  return items[0] && INTERPRETER.test(text(tf.tree, items[0])) ? items[1] : items[0];
+  return items[0] && isInterpreter(text(tf.tree, items[0])) ? items[1] : items[0];
 }
 
 export function* oracleRuns(ctx: AuditContext): Iterable<Report> {
@@ -51,7 +38,7 @@ export function* oracleRuns(ctx: AuditContext): Iterable<Report> {
     const seen = new Set<string>();
     const scopes: (PyFunction | undefined)[] = [undefined, ...tf.functions];
     for (const fn of scopes) {
-      const names = localBindings(tf, fn, module);
+      const names = scopeNames(tf.tree, fn, module);
       const calls = fn ? own(fn, 'call') : descendants(tf.tree.root, 'call').filter((c) => !tf.functions.some((f) => c.start >= f.node.start && c.end <= f.node.end));
       for (const call of calls) {
         if (!RUNS.test(calleeName(tf.tree, call))) continue;

@@ -123,7 +123,7 @@ function readTarget(tree: SyntaxTree, call: SyntaxNode): SyntaxNode | undefined 
 }
 
 /** Locals of one function bound to path expressions (`p = DATA / "x.csv"`), on top of the module's. */
-function scopeNames(tree: SyntaxTree, fn: PyFunction | undefined, base: ReadonlyMap<string, PathValue>): Map<string, PathValue> {
+export function scopeNames(tree: SyntaxTree, fn: PyFunction | undefined, base: ReadonlyMap<string, PathValue>): Map<string, PathValue> {
   const out = new Map(base);
   if (!fn) return out;
   for (const asg of descendants(fn.body, 'assignment', skipNestedScopes)) {

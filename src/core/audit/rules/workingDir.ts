@@ -61,11 +61,6 @@ const DIRNAME = '\\$\\(dirname\\s+"?(?:\\$0|\\$\\{?BASH_SOURCE(?:\\[0\\])?\\}?)"
 // `cd … >/dev/null 2>&1 && pwd -P` is the same folder.
 const OWN_FOLDER = new RegExp(`^(?:${DIRNAME}|\\$\\(cd\\s+"?${DIRNAME}"?(?:\\s+[\\d&]*>+&?\\s*\\S+)*\\s*&&\\s*pwd(?:\\s+-P)?\\))`);
 
-/**
- * A word that starts with the script-folder idiom, with the folder the harness runs the script from
- * in its place: a verifier script under the tests folder runs from /tests (Harbor uploads tests/ there
- * and runs `bash /tests/test.sh`). Other scripts, and other words, are returned as they are.
- */
 /** Whether a value is the script-folder idiom itself (`$(dirname "$0")`, `"$(cd "$(dirname "$0")" && pwd)"`). */
 export function isOwnFolderIdiom(value: string): boolean {
   const v = value.trim().replace(/^"(.*)"$/, '$1');
@@ -73,6 +68,11 @@ export function isOwnFolderIdiom(value: string): boolean {
   return m !== null && m[0].length === v.length;
 }
 
+/**
+ * A word that starts with the script-folder idiom, with the folder the harness runs the script from
+ * in its place: a verifier script under the tests folder runs from /tests (Harbor uploads tests/ there
+ * and runs `bash /tests/test.sh`). Other scripts, and other words, are returned as they are.
+ */
 function ownFolderWord(ctx: AuditContext, script: ShellScript, word: string): string {
   const m = OWN_FOLDER.exec(word);
   if (!m || ctx.task.format !== 'harbor') return word;
